@@ -1,0 +1,106 @@
+/* gasnet.h: the legacy GASNet-1 API (spec: gasnet-1-spec-v1.8.1), built on gasnetex.h.
+ * Layer: public. Present so far: init/attach, job queries, segment info, AMs, HSLs,
+ * barriers, blocking/NB/NBI put and get with their syncs, memset, no-interrupt
+ * sections. Not yet: the value forms (gasnet_put_val, gasnet_get_val, ...) and VIS. */
+#ifndef GASNET_H
+#define GASNET_H
+
+#include <gasnetex.h>
+
+GASNETI_BEGIN_EXTERNC
+
+/* ---- init and job queries ---- */
+typedef struct {
+    gasnet_handler_t index;
+    void (*fnptr)();
+} gasnet_handlerentry_t;
+
+typedef struct {
+    void *addr;
+    uintptr_t size;
+} gasnet_seginfo_t;
+
+typedef void *gasnet_threadinfo_t;
+
+extern int gasneti_legacy_init(int *linkconfig, int *argc, char ***argv);
+#define gasnet_init(argc, argv) gasneti_legacy_init(&GASNETI_LINKCONFIG, argc, argv)
+extern int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset);
+extern void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p,
+                                   gex_Segment_t *segment_p);
+extern uintptr_t gasnet_getMaxLocalSegmentSize(void);
+extern uintptr_t gasnet_getMaxGlobalSegmentSize(void);
+extern int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries);
+extern char *gasnet_getenv(const char *name);
+GASNETI_ALWAYS_INLINE gasnet_node_t gasnet_mynode(void) { return gasneti_mynode; }
+GASNETI_ALWAYS_INLINE gasnet_node_t gasnet_nodes(void) { return gasneti_nodes; }
+
+#define GASNET_WAIT_SPIN 0
+#define GASNET_WAIT_BLOCK 1
+#define GASNET_WAIT_SPINBLOCK 2
+extern int gasnet_set_waitmode(int wait_mode);
+
+/* threadinfo is advisory: our library finds its per-thread state itself */
+#define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)0)
+#define GASNET_POST_THREADINFO(info) static const int _gasneti_threadinfo_unused = sizeof(info)
+#define GASNET_BEGIN_FUNCTION() GASNET_POST_THREADINFO(GASNET_GET_THREADINFO())
+
+/* no-interrupt sections: handlers only run inside GASNet calls here, so these are no-ops */
+#define gasnet_hold_interrupts() ((void)0)
+#define gasnet_resume_interrupts() ((void)0)
+
+/* ---- Active Messages ---- */
+#define gasnet_AMMaxArgs() ((size_t)gex_AM_MaxArgs())
+#define gasnet_AMMaxMedium() gex_AM_LUBRequestMedium()
+#define gasnet_AMMaxLongRequest() gex_AM_LUBRequestLong()
+#define gasnet_AMMaxLongReply() gex_AM_LUBReplyLong()
+extern int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex);
+
+/* ---- barriers ---- */
+#define GASNET_BARRIERFLAG_ANONYMOUS 1
+#define GASNET_BARRIERFLAG_MISMATCH 2
+#define GASNET_BARRIERFLAGS_ANONYMOUS GASNET_BARRIERFLAG_ANONYMOUS
+#define GASNET_BARRIERFLAGS_MISMATCH GASNET_BARRIERFLAG_MISMATCH
+extern void gasnet_barrier_notify(int id, int flags);
+extern int gasnet_barrier_wait(int id, int flags);
+extern int gasnet_barrier_try(int id, int flags);
+extern int gasnet_barrier(int id, int flags);
+
+/* ---- put and get (non-bulk sources are reusable at return, as for bulk here) ---- */
+#define gasnet_put(node, dest, src, nbytes) ((void)gex_RMA_PutBlocking(gasneti_tm0, node, dest, src, nbytes, 0))
+#define gasnet_put_bulk gasnet_put
+#define gasnet_get(dest, node, src, nbytes) ((void)gex_RMA_GetBlocking(gasneti_tm0, dest, node, src, nbytes, 0))
+#define gasnet_get_bulk gasnet_get
+#define gasnet_put_nb(node, dest, src, nbytes) \
+    gex_RMA_PutNB(gasneti_tm0, node, dest, src, nbytes, GEX_EVENT_NOW, 0)
+#define gasnet_put_nb_bulk(node, dest, src, nbytes) \
+    gex_RMA_PutNB(gasneti_tm0, node, dest, src, nbytes, GEX_EVENT_DEFER, 0)
+#define gasnet_get_nb(dest, node, src, nbytes) gex_RMA_GetNB(gasneti_tm0, dest, node, src, nbytes, 0)
+#define gasnet_get_nb_bulk gasnet_get_nb
+#define gasnet_put_nbi(node, dest, src, nbytes) \
+    ((void)gex_RMA_PutNBI(gasneti_tm0, node, dest, src, nbytes, GEX_EVENT_NOW, 0))
+#define gasnet_put_nbi_bulk(node, dest, src, nbytes) \
+    ((void)gex_RMA_PutNBI(gasneti_tm0, node, dest, src, nbytes, GEX_EVENT_DEFER, 0))
+#define gasnet_get_nbi(dest, node, src, nbytes) ((void)gex_RMA_GetNBI(gasneti_tm0, dest, node, src, nbytes, 0))
+#define gasnet_get_nbi_bulk gasnet_get_nbi
+extern void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes);
+extern gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes);
+extern void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes);
+
+/* ---- synchronization (the try forms poll, unlike gex_Event_Test) ---- */
+#define gasnet_wait_syncnb(h) gex_Event_Wait(h)
+#define gasnet_wait_syncnb_all(h, n) gex_Event_WaitAll(h, n, 0)
+#define gasnet_wait_syncnb_some(h, n) gex_Event_WaitSome(h, n, 0)
+#define gasnet_wait_syncnbi_gets() gex_NBI_Wait(GEX_EC_GET, 0)
+#define gasnet_wait_syncnbi_puts() gex_NBI_Wait(GEX_EC_PUT, 0)
+#define gasnet_wait_syncnbi_all() gex_NBI_Wait(GEX_EC_ALL, 0)
+#define gasnet_try_syncnb(h) (gasneti_AMPoll(), gex_Event_Test(h) ? GASNET_ERR_NOT_READY : GASNET_OK)
+#define gasnet_try_syncnb_all(h, n) (gasneti_AMPoll(), gex_Event_TestAll(h, n, 0) ? GASNET_ERR_NOT_READY : GASNET_OK)
+#define gasnet_try_syncnb_some(h, n) (gasneti_AMPoll(), gex_Event_TestSome(h, n, 0) ? GASNET_ERR_NOT_READY : GASNET_OK)
+#define gasnet_try_syncnbi_gets() (gasneti_AMPoll(), gex_NBI_Test(GEX_EC_GET, 0) ? GASNET_ERR_NOT_READY : GASNET_OK)
+#define gasnet_try_syncnbi_puts() (gasneti_AMPoll(), gex_NBI_Test(GEX_EC_PUT, 0) ? GASNET_ERR_NOT_READY : GASNET_OK)
+#define gasnet_try_syncnbi_all() (gasneti_AMPoll(), gex_NBI_Test(GEX_EC_ALL, 0) ? GASNET_ERR_NOT_READY : GASNET_OK)
+
+GASNETI_END_EXTERNC
+
+#include "gasneti_legacy_am.h"
+#endif

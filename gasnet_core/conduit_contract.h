@@ -1,0 +1,129 @@
+/* conduit_contract.h: THE contract between the conduit-independent core and a conduit.
+ * Layer: core <-> conduit. Every conduit implements exactly what is declared here, as
+ * plain functions bound at compile time (one conduit per library; no vtables on the
+ * message path). A conduit never includes gasnet_extended/ headers.
+ *
+ * What the core does for every conduit, so a conduit need not:
+ *   - objects, handler tables, AM dispatch (gasneti_am_deliver), token rules;
+ *   - same-host peers (PSHM): AMs between processes of one neighborhood go through
+ *     shared-memory queues and never reach gasnetc_am_send; RMA to them is load/store;
+ *   - segments: allocation in shared memory, exchange of addresses, max-size policy;
+ *   - exit coordination on top of the bootstrap's abort/exit hooks;
+ *   - the reference extended layer (RMA over AMs, events, barriers).
+ */
+#ifndef GASNETI_CONDUIT_CONTRACT_H
+#define GASNETI_CONDUIT_CONTRACT_H
+
+#include "gasneti_internal.h"
+
+/* ---------------------------------------------------------------------------------
+ * Knobs: <net>_conduit.h must define every one of these as 0 or 1 (or a number).
+ * --------------------------------------------------------------------------------- */
+#if !defined(GASNETC_NATIVE_PUT) || !defined(GASNETC_NATIVE_GET) || !defined(GASNETC_NATIVE_AMO)
+#  error "every GASNETC_NATIVE_* knob in conduit_contract.h must be defined by the conduit"
+#endif
+#if !defined(GASNETC_NBRHD_ONLY) || !defined(GASNETC_MAX_MEDIUM) || !defined(GASNETC_MAX_LONG)
+#  error "GASNETC_NBRHD_ONLY, GASNETC_MAX_MEDIUM and GASNETC_MAX_LONG must be defined by the conduit"
+#endif
+#if !defined(GASNETC_NAME) || !defined(GASNETC_NAME_UPPER)
+#  error "GASNETC_NAME (\"smp\") and GASNETC_NAME_UPPER (\"SMP\") must be defined by the conduit"
+#endif
+/* GASNETC_NATIVE_PUT / _GET: 1 if the conduit moves RMA data to non-neighbors itself
+ *   (gasnetc_put_nb / gasnetc_get_nb below exist); 0 uses the AM-based reference.
+ * GASNETC_NATIVE_AMO: 1 if gasnetc_amo_* exist (remote atomics offload).
+ * GASNETC_NBRHD_ONLY: 1 if every peer is always a neighbor (no network at all);
+ *   then gasnetc_am_send is never called.
+ * GASNETC_MAX_MEDIUM / _LONG: the largest payload one network AM carries; the core
+ *   reports min(this, the PSHM limits) so limits are the same to every peer. */
+
+/* ---------------------------------------------------------------------------------
+ * Bootstrap: how the job was started. Provided by the conduit (or a shared spawner in
+ * other/); used by the core before AMs work (host discovery, PSHM set-up, segment
+ * exchange, exit). Chosen once at start-up, hence function pointers.
+ * --------------------------------------------------------------------------------- */
+struct gasneti_bootstrap_s {
+    const char *name;
+    /* Collective over all ranks: returns when every rank has entered. */
+    void (*barrier)(void);
+    /* Allgather: rank r's len bytes at src land at dst + r*len on every rank. */
+    void (*exchange)(const void *src, size_t len, void *dst);
+    /* Root's len bytes at buf land in buf on every rank. */
+    void (*broadcast)(void *buf, size_t len, gex_Rank_t root);
+    /* This rank is leaving with `code`. `collective` is 1 when every rank is known to
+     * be exiting (no one needs to be killed), 0 when the rest of the job must be ended
+     * with the same code (gasnet_exit on one rank, a fatal error, a signal).
+     * Returns; the caller then leaves the process. */
+    void (*exit_notify)(int code, int collective);
+    /* Poll for peers' exit state: returns 1 when every rank is exiting. */
+    int (*all_exiting)(void);
+    /* The code the job is ending with, once the launcher has asked this rank to leave
+     * (by SIGQUIT); 1 if no rank gave one. */
+    int (*abort_code)(void);
+    /* A string unique to this job, usable in shared-memory object names. */
+    const char *jobid;
+};
+
+/* ---------------------------------------------------------------------------------
+ * Start-up and shut-down
+ * --------------------------------------------------------------------------------- */
+/* Join (or start) the job: fill gasneti_mynode / gasneti_nodes and return the
+ * bootstrap. May fork (smp) or connect to a launcher (udp, ...). argc/argv may be NULL.
+ * Errors in the launch (bad GASNET_* values, missing launcher) end the process with a
+ * one-line message and non-zero status; nothing is returned to the client. */
+extern gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv);
+
+/* Bring up the network after PSHM is ready: endpoints, address exchange over the
+ * bootstrap, connections to non-neighbors. GASNET_OK or a GASNET_ERR_* after printing
+ * the network's own reason. */
+extern int gasnetc_network_init(gasneti_bootstrap_t *boot);
+
+/* The local segment [addr, addr+size) was created: register it with the NIC so peers
+ * can reach it by RDMA (a no-op without native RDMA). GASNET_OK or GASNET_ERR_RESOURCE. */
+extern int gasnetc_segment_register(void *addr, uintptr_t size);
+
+/* Shut the network down; called once, on every exit path, before the process leaves.
+ * Must not block for more than a few milliseconds. */
+extern void gasnetc_network_fini(void);
+
+/* ---------------------------------------------------------------------------------
+ * Active Messages to non-neighbors (never called when GASNETC_NBRHD_ONLY)
+ * --------------------------------------------------------------------------------- */
+/* Send one AM (request or reply, any category; msg->jobrank is the destination).
+ * Short: nargs args. Medium: nbytes <= GASNETC_MAX_MEDIUM bytes from msg->src, handed to
+ * the handler in a buffer aligned for any type. Long: nbytes <= GASNETC_MAX_LONG bytes
+ * written at msg->dest_addr in the target's segment before the handler runs.
+ * Local completion: if lc is NULL, the source may be reused when this returns;
+ * otherwise the conduit calls gasneti_counter_done(lc) exactly once when it may be
+ * (possibly before returning). The core increments lc before the call.
+ * Resources: if none are free, poll (gasnetc_poll, and only replies when msg->is_req
+ * is 0, so a reply can always make progress) until there are; with GEX_FLAG_IMMEDIATE
+ * in msg->flags return GASNETI_AM_WOULD_BLOCK instead, having sent nothing.
+ * Returns GASNET_OK or GASNETI_AM_WOULD_BLOCK. Every AM is delivered exactly once. */
+extern int gasnetc_am_send(const gasneti_am_msg_t *msg, gasneti_counter_t *lc);
+
+/* Make progress: deliver arrived AMs through gasneti_am_deliver, complete sends.
+ * Returns the number of messages delivered. Must not block. */
+extern int gasnetc_poll(void);
+
+/* ---------------------------------------------------------------------------------
+ * Optional native RDMA and atomics, present exactly when their knob is 1.
+ * The extended layer chooses between these and the AM reference in one place
+ * (gasnet_extended/gasnete_rma.c). Completion is signalled through the counters:
+ * gasneti_counter_done(rc) once data is in place remotely (put) or locally (get),
+ * gasneti_counter_done(lc) once the put's source may be reused (lc may be NULL,
+ * meaning the call returns only when the source may be reused).
+ * --------------------------------------------------------------------------------- */
+#if GASNETC_NATIVE_PUT
+extern int gasnetc_put(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+                       gasneti_counter_t *lc, gasneti_counter_t *rc, gex_Flags_t flags);
+#endif
+#if GASNETC_NATIVE_GET
+extern int gasnetc_get(void *dest, gex_Rank_t jobrank, void *src, size_t nbytes,
+                       gasneti_counter_t *rc, gex_Flags_t flags);
+#endif
+#if GASNETC_NATIVE_AMO
+extern int gasnetc_amo(gex_Rank_t jobrank, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1,
+                       const void *operand2, void *result, gasneti_counter_t *rc, gex_Flags_t flags);
+#endif
+
+#endif

@@ -1,0 +1,242 @@
+/* gasneti_am.c: Active Message injection (the gasneti_AM_* entry points behind the
+ * public macros), the same-host/network choice, and delivery to handlers with tokens.
+ * Layer: core. Payload length and argument count are checked in every build (one
+ * comparison each); everything else about the arguments only in debug builds. */
+#include "conduit_contract.h"
+
+#include <string.h>
+
+GASNETI_THREADLOCAL gex_Token_t gasneti_cur_token;
+
+static const char *const catname[3][2] = {{"gex_AM_ReplyShort", "gex_AM_RequestShort"},
+                                          {"gex_AM_ReplyMedium", "gex_AM_RequestMedium"},
+                                          {"gex_AM_ReplyLong", "gex_AM_RequestLong"}};
+
+GASNETI_COLD static void bad_length(const gasneti_am_msg_t *m, size_t limit) {
+    gasneti_fatalerror("%s: payload of %zu bytes exceeds the maximum of %zu for this call",
+                       catname[m->category][m->is_req], m->nbytes, limit);
+}
+GASNETI_COLD static void bad_nargs(const gasneti_am_msg_t *m) {
+    gasneti_fatalerror("%s: %u handler arguments exceed gex_AM_MaxArgs()=%d", catname[m->category][m->is_req],
+                       (unsigned)m->nargs, GASNETI_MAX_ARGS);
+}
+
+#if GASNETI_DEBUG
+static void debug_check_send(const gasneti_am_msg_t *m, gex_TM_t tm, gex_Rank_t rank, gex_Event_t *lc_opt) {
+    const char *call = catname[m->category][m->is_req];
+    if (!gasneti_init_done) gasneti_fatalerror("%s called before gex_Client_Init", call);
+    if (m->is_req) {
+        GASNETI_CHECK_NOT_IN_HANDLER(call);
+        if (rank >= tm->_size)
+            gasneti_fatalerror("%s: rank %u out of range (team size %u)", call, (unsigned)rank, (unsigned)tm->_size);
+    }
+    if (m->handler == 0) gasneti_fatalerror("%s: handler index 0 is not a valid handler", call);
+    if (m->category != GASNETI_AM_SHORT) {
+        if (lc_opt == GEX_EVENT_DEFER) gasneti_fatalerror("%s: lc_opt GEX_EVENT_DEFER is not allowed for AMs", call);
+        if (!m->is_req && lc_opt == GEX_EVENT_GROUP)
+            gasneti_fatalerror("%s: lc_opt GEX_EVENT_GROUP is not allowed for replies", call);
+        if (!lc_opt) gasneti_fatalerror("%s: lc_opt is NULL", call);
+    }
+    if (m->category == GASNETI_AM_LONG && m->nbytes) {
+        const gasneti_peerseg_t *s = &gasneti_peerseg[m->jobrank];
+        uintptr_t d = (uintptr_t)m->dest_addr, b = (uintptr_t)s->_owner_addr;
+        if (!s->_size || d < b || d + m->nbytes > b + s->_size)
+            gasneti_fatalerror("%s: destination [%p, %p) is outside the segment of rank %u [%p, %p)", call,
+                               m->dest_addr, (void *)(d + m->nbytes), (unsigned)m->jobrank, s->_owner_addr,
+                               (void *)(b + s->_size));
+    }
+}
+#  define DEBUG_CHECK_SEND(m, tm, rank, lc) debug_check_send(m, tm, rank, lc)
+#else
+#  define DEBUG_CHECK_SEND(m, tm, rank, lc) ((void)0)
+#endif
+
+int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    if (GASNETI_UNLIKELY(m->nargs > GASNETI_MAX_ARGS)) bad_nargs(m);
+    if (m->category != GASNETI_AM_SHORT) {
+        size_t limit = m->category == GASNETI_AM_MEDIUM ? gasneti_am_max_medium : gasneti_am_max_long;
+        if (GASNETI_UNLIKELY(m->nbytes > limit)) bad_length(m, limit);
+    }
+    if (GASNETC_NBRHD_ONLY || gasneti_nbrhd_index[m->jobrank] >= 0) {
+        /* PSHM copies the payload before returning: locally complete at once */
+        int rc = gasneti_pshm_am_send(m);
+        if (!rc && (uintptr_t)lc_opt > (uintptr_t)GEX_EVENT_GROUP) *lc_opt = GEX_EVENT_INVALID;
+        return rc;
+    }
+#if !GASNETC_NBRHD_ONLY
+    extern int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+    return gasnete_am_send_network(m, lc_opt);
+#else
+    return 0;
+#endif
+}
+
+#define COLLECT_ARGS(ap, nargs, args)                                   \
+    gex_AM_Arg_t args[GASNETI_MAX_ARGS];                                \
+    do {                                                                \
+        unsigned _n = (nargs) > GASNETI_MAX_ARGS ? 0 : (nargs);         \
+        for (unsigned _i = 0; _i < _n; _i++) args[_i] = va_arg(ap, gex_AM_Arg_t); \
+    } while (0)
+
+static int request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    DEBUG_CHECK_SEND(m, tm, rank, lc_opt);
+    return gasneti_am_send(m, lc_opt);
+}
+
+static int reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    const char *call = catname[m->category][0];
+    if (GASNETI_DEBUG) {
+        if (!token || token != gasneti_cur_token)
+            gasneti_fatalerror("%s: called outside the handler that received this token", call);
+        if (!token->is_req) gasneti_fatalerror("%s: called from a reply handler (replies may not send)", call);
+        if (token->replied) gasneti_fatalerror("%s: a request handler may reply at most once", call);
+    }
+    token->replied = 1;
+    m->jobrank = token->srcrank;
+    DEBUG_CHECK_SEND(m, NULL, 0, lc_opt);
+    return gasneti_am_send(m, lc_opt);
+}
+
+int gasneti_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
+                            unsigned int nargs, ...) {
+    va_list ap;
+    va_start(ap, nargs);
+    COLLECT_ARGS(ap, nargs, args);
+    va_end(ap);
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), handler, GASNETI_AM_SHORT, 1, (uint8_t)nargs, flags, args,
+                          NULL, 0, NULL};
+    return request(tm, rank, &m, NULL);
+}
+
+int gasneti_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
+                             gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...) {
+    va_list ap;
+    va_start(ap, nargs);
+    COLLECT_ARGS(ap, nargs, args);
+    va_end(ap);
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), handler, GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, flags, args,
+                          src, nbytes, NULL};
+    return request(tm, rank, &m, lc_opt);
+}
+
+int gasneti_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
+                           void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...) {
+    va_list ap;
+    va_start(ap, nargs);
+    COLLECT_ARGS(ap, nargs, args);
+    va_end(ap);
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), handler, GASNETI_AM_LONG, 1, (uint8_t)nargs, flags, args,
+                          src, nbytes, dest_addr};
+    return request(tm, rank, &m, lc_opt);
+}
+
+int gasneti_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags, unsigned int nargs, ...) {
+    va_list ap;
+    va_start(ap, nargs);
+    COLLECT_ARGS(ap, nargs, args);
+    va_end(ap);
+    gasneti_am_msg_t m = {0, handler, GASNETI_AM_SHORT, 0, (uint8_t)nargs, flags, args, NULL, 0, NULL};
+    return reply(token, &m, NULL);
+}
+
+int gasneti_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,
+                           gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...) {
+    va_list ap;
+    va_start(ap, nargs);
+    COLLECT_ARGS(ap, nargs, args);
+    va_end(ap);
+    gasneti_am_msg_t m = {0, handler, GASNETI_AM_MEDIUM, 0, (uint8_t)nargs, flags, args, src, nbytes, NULL};
+    return reply(token, &m, lc_opt);
+}
+
+int gasneti_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes, void *dest_addr,
+                         gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...) {
+    va_list ap;
+    va_start(ap, nargs);
+    COLLECT_ARGS(ap, nargs, args);
+    va_end(ap);
+    gasneti_am_msg_t m = {0, handler, GASNETI_AM_LONG, 0, (uint8_t)nargs, flags, args, src, nbytes, dest_addr};
+    return reply(token, &m, lc_opt);
+}
+
+/* ---- delivery ---- */
+/* Handlers are called through the unprototyped gex_AM_Fn_t with the spec's argument
+ * lists; A(n) expands to the first n arguments. */
+#define A0
+#define A1 , a[0]
+#define A2 A1, a[1]
+#define A3 A2, a[2]
+#define A4 A3, a[3]
+#define A5 A4, a[4]
+#define A6 A5, a[5]
+#define A7 A6, a[6]
+#define A8 A7, a[7]
+#define A9 A8, a[8]
+#define A10 A9, a[9]
+#define A11 A10, a[10]
+#define A12 A11, a[11]
+#define A13 A12, a[12]
+#define A14 A13, a[13]
+#define A15 A14, a[14]
+#define A16 A15, a[15]
+#define CASES(PRE)                                                                                       \
+    case 0: fn(PRE A0); break;   case 1: fn(PRE A1); break;   case 2: fn(PRE A2); break;                 \
+    case 3: fn(PRE A3); break;   case 4: fn(PRE A4); break;   case 5: fn(PRE A5); break;                 \
+    case 6: fn(PRE A6); break;   case 7: fn(PRE A7); break;   case 8: fn(PRE A8); break;                 \
+    case 9: fn(PRE A9); break;   case 10: fn(PRE A10); break; case 11: fn(PRE A11); break;               \
+    case 12: fn(PRE A12); break; case 13: fn(PRE A13); break; case 14: fn(PRE A14); break;               \
+    case 15: fn(PRE A15); break; case 16: fn(PRE A16); break;
+#define SHORT_PRE tok
+#define MEDLONG_PRE tok, buf, nbytes
+
+GASNETI_COLD static void bad_delivery(const gasneti_am_recv_t *m, const gex_AM_Entry_t *e) {
+    static const char *const cat[] = {"Short", "Medium", "Long"};
+    if (!e->gex_fnptr)
+        gasneti_fatalerror("received an AM %s %s for handler index %u from rank %u, but no handler is registered there",
+                           m->is_req ? "Request" : "Reply", cat[m->category], (unsigned)m->handler,
+                           (unsigned)m->srcrank);
+    gasneti_fatalerror("received an AM %s %s with %u args for handler %u (\"%s\"), registered with flags 0x%x and "
+                       "%u args", m->is_req ? "Request" : "Reply", cat[m->category], (unsigned)m->nargs,
+                       (unsigned)m->handler, e->gex_name ? e->gex_name : "", (unsigned)e->gex_flags, e->gex_nargs);
+}
+
+void gasneti_am_deliver(const gasneti_am_recv_t *m) {
+    const gex_AM_Entry_t *e = &gasneti_client0->_ep0->_handlers[m->handler];
+    if (GASNETI_UNLIKELY(!e->gex_fnptr)) bad_delivery(m, e);
+    if (GASNETI_DEBUG && m->handler >= GEX_AM_INDEX_BASE) {
+        static const gex_Flags_t catflag[] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG};
+        if (!(e->gex_flags & catflag[m->category]) ||
+            !(e->gex_flags & (m->is_req ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY)) ||
+            (e->gex_nargs != GASNETI_NARGS_ANY && e->gex_nargs != m->nargs))
+            bad_delivery(m, e);
+    }
+    struct gasneti_token_s t = {m->srcrank, gasneti_client0->_ep0, e, m->is_req, m->category == GASNETI_AM_LONG, 0};
+    gex_Token_t tok = &t, saved = gasneti_cur_token;
+    gex_AM_Fn_t fn = e->gex_fnptr;
+    const gex_AM_Arg_t *a = m->args;
+    void *buf = m->payload;
+    size_t nbytes = m->nbytes;
+    gasneti_cur_token = tok;
+    if (m->category == GASNETI_AM_SHORT) {
+        switch (m->nargs) { CASES(SHORT_PRE) }
+    } else {
+        switch (m->nargs) { CASES(MEDLONG_PRE) }
+    }
+    gasneti_cur_token = saved;
+}
+
+/* ---- progress ---- */
+int gasnete_progress_needed; /* nonzero while an extended-layer operation needs polling */
+
+int gasneti_AMPoll(void) {
+    GASNETI_CHECK_NOT_IN_HANDLER("gasnet_AMPoll");
+    gasneti_pshm_poll(0);
+    if (!GASNETC_NBRHD_ONLY) gasnetc_poll();
+    if (gasnete_progress_needed) gasnete_progress();
+    return GASNET_OK;
+}
+
+/* While sending a reply: drain only our reply queue (reply handlers never send), so a
+ * request handler never waits on another request handler. A network conduit's own
+ * waiting for resources is inside its gasnetc_am_send (see conduit_contract.h). */
+void gasneti_poll_replies(void) { gasneti_pshm_poll(1); }

@@ -1,0 +1,64 @@
+/* gasneti_am_api.h: public Active Message API: handler registration, limits, token
+ * queries, injection entry points and polling.
+ * Layer: core (installed, included by gasnetex.h). The numbered and variadic
+ * injection macros are generated into gasneti_am_macros.h. */
+#ifndef GASNETI_AM_API_H
+#define GASNETI_AM_API_H
+
+GASNETI_BEGIN_EXTERNC
+
+extern int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries);
+
+/* ---- limits ---- */
+GASNETI_ALWAYS_INLINE unsigned int gex_AM_MaxArgs(void) { return GASNETI_MAX_ARGS; }
+extern size_t gasneti_am_max_medium, gasneti_am_max_long; /* set at init, same on every rank */
+extern size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                                    gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                                  gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                                      gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt,
+                                    gex_Flags_t flags, unsigned int numargs);
+extern size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags,
+                                     unsigned int numargs);
+extern size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags,
+                                       unsigned int numargs);
+extern size_t gex_AM_LUBRequestLong(void);
+extern size_t gex_AM_LUBReplyLong(void);
+extern size_t gex_AM_LUBRequestMedium(void);
+extern size_t gex_AM_LUBReplyMedium(void);
+
+extern gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
+
+/* ---- injection: each generated macro calls one of these with the arg count ---- */
+extern int gasneti_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                                   gex_Flags_t flags, unsigned int nargs, ...);
+extern int gasneti_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,
+                                 unsigned int nargs, ...);
+extern int gasneti_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                                    const void *source_addr, size_t nbytes, gex_Event_t *lc_opt,
+                                    gex_Flags_t flags, unsigned int nargs, ...);
+extern int gasneti_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *source_addr,
+                                  size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                  unsigned int nargs, ...);
+extern int gasneti_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+                                  const void *source_addr, size_t nbytes, void *dest_addr,
+                                  gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...);
+extern int gasneti_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *source_addr,
+                                size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                unsigned int nargs, ...);
+
+/* ---- progress ---- */
+extern int gasneti_AMPoll(void);
+#define gasnet_AMPoll() gasneti_AMPoll()
+/* Poll until cond holds (cond is expected to change only in handlers). */
+#define GASNET_BLOCKUNTIL(cond)          \
+    do {                                 \
+        while (!(cond)) gasneti_AMPoll(); \
+    } while (0)
+
+GASNETI_END_EXTERNC
+
+#include "gasneti_am_macros.h"
+#endif

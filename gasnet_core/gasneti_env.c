@@ -1,0 +1,111 @@
+/* gasneti_env.c: environment variables (with GASNET_VERBOSEENV reporting), error names,
+ * fatal errors and warnings.
+ * Layer: core. */
+#include "gasneti_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int verboseenv = -1;
+
+static int verbose_env(void) {
+    if (verboseenv < 0) {
+        const char *v = getenv("GASNET_VERBOSEENV");
+        verboseenv = v && *v && strcmp(v, "0") && strcasecmp(v, "no");
+    }
+    return verboseenv && gasneti_mynode == 0;
+}
+
+const char *gasneti_getenv(const char *name) {
+    const char *v = getenv(name);
+    if (verbose_env()) fprintf(stderr, "ENV parameter: %s = %s\n", name, v ? v : "(not set)");
+    return v;
+}
+
+int64_t gasneti_getenv_int(const char *name, int64_t dflt) {
+    const char *v = gasneti_getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 0);
+    while (*end == ' ') end++;
+    if (errno || *end) gasneti_launch_error("%s=%s: not an integer", name, v);
+    return x;
+}
+
+int gasneti_getenv_yesno(const char *name, int dflt) {
+    const char *v = gasneti_getenv(name);
+    if (!v || !*v) return dflt;
+    if (!strcasecmp(v, "1") || !strcasecmp(v, "y") || !strcasecmp(v, "yes")) return 1;
+    if (!strcasecmp(v, "0") || !strcasecmp(v, "n") || !strcasecmp(v, "no")) return 0;
+    gasneti_launch_error("%s=%s: expected 1/yes or 0/no", name, v);
+}
+
+const char *gasnet_ErrorName(int errval) {
+    switch (errval) {
+    case GASNET_OK: return "GASNET_OK";
+    case GASNET_ERR_NOT_INIT: return "GASNET_ERR_NOT_INIT";
+    case GASNET_ERR_RESOURCE: return "GASNET_ERR_RESOURCE";
+    case GASNET_ERR_BAD_ARG: return "GASNET_ERR_BAD_ARG";
+    case GASNET_ERR_NOT_READY: return "GASNET_ERR_NOT_READY";
+    case GASNET_ERR_BARRIER_MISMATCH: return "GASNET_ERR_BARRIER_MISMATCH";
+    default: return "*unknown*";
+    }
+}
+
+const char *gasnet_ErrorDesc(int errval) {
+    switch (errval) {
+    case GASNET_OK: return "No error";
+    case GASNET_ERR_NOT_INIT: return "GASNet message layer not initialized";
+    case GASNET_ERR_RESOURCE: return "Problem with requested resource";
+    case GASNET_ERR_BAD_ARG: return "Bad argument to function call";
+    case GASNET_ERR_NOT_READY: return "Non-blocking operation not complete";
+    case GASNET_ERR_BARRIER_MISMATCH: return "Barrier id's mismatched";
+    default: return "no description available";
+    }
+}
+
+static void vreport(const char *kind, const char *fmt, va_list ap) {
+    char msg[1024];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (gasneti_init_done)
+        fprintf(stderr, "*** %s (rank %u of %u): %s\n", kind, (unsigned)gasneti_mynode, (unsigned)gasneti_nodes, msg);
+    else
+        fprintf(stderr, "*** %s: %s\n", kind, msg);
+    fflush(stderr);
+}
+
+void gasneti_fatalerror(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("FATAL ERROR", fmt, ap);
+    va_end(ap);
+    gasneti_exit_now(1, 1);
+}
+
+/* Mistakes in how the job was launched or configured: one line, exit status 1. */
+void gasneti_launch_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char msg[1024];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "GASNet: %s\n", msg);
+    fflush(stderr);
+    if (gasneti_boot) gasneti_exit_now(1, 1);
+    _exit(1);
+}
+
+void gasneti_warning(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("WARNING", fmt, ap);
+    va_end(ap);
+}
+
+void gasneti_sleep_ns(long ns) {
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    nanosleep(&ts, NULL);
+}

@@ -1,0 +1,122 @@
+/* gasneti_exit.c: how a rank leaves: gasnet_exit, return from main, fatal errors and
+ * signals, on top of the bootstrap's exit hooks (which tell the launcher).
+ * Layer: core.
+ *
+ * Every normal exit (gasnet_exit(c) or a return from main) first announces itself and
+ * waits up to GASNET_EXITTIMEOUT seconds for every rank to be exiting too, so a job whose
+ * ranks all finish loses no output. If some rank does not follow in time, or on a fatal
+ * error or signal, the exit becomes an abort: the launcher ends the other ranks, which
+ * leave with the same code (SIGQUIT from the launcher runs quit_handler). */
+#include "conduit_contract.h"
+
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__GLIBC__)
+#  include <execinfo.h>
+#endif
+
+volatile int gasneti_exiting;
+static double exit_timeout = 2.0;
+static int want_backtrace;
+
+static double now_sec(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+GASNETI_NORETURN static void leave(int code) {
+    if (!GASNETC_NBRHD_ONLY) gasnetc_network_fini();
+    fflush(NULL);
+    _exit(code);
+}
+
+void gasneti_exit_now(int code, int noncollective) {
+    (void)noncollective;
+    if (__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) leave(code);
+    if (gasneti_boot) gasneti_boot->exit_notify(code, 0);
+    leave(code);
+}
+
+/* Announce, wait for the others (polling, so they can finish their traffic), and
+ * escalate to an abort of the rest if they do not all come. */
+static void exit_collectively(int code) {
+    gasneti_boot->exit_notify(code, 1);
+    double deadline = now_sec() + exit_timeout;
+    int may_poll = !gasneti_cur_token;
+    while (!gasneti_boot->all_exiting()) {
+        if (now_sec() > deadline) {
+            gasneti_boot->exit_notify(code, 0);
+            return;
+        }
+        if (may_poll) gasneti_AMPoll();
+        gasneti_sleep_ns(may_poll ? 20000 : 200000);
+    }
+}
+
+void gasnet_exit(int exitcode) {
+    if (!gasneti_boot) _exit(exitcode);
+    if (__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) leave(exitcode);
+    fflush(NULL);
+    exit_collectively(exitcode);
+    leave(exitcode);
+}
+
+static void on_exit_hook(int status, void *arg) {
+    (void)arg;
+    if (__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) return;
+    fflush(NULL);
+    exit_collectively(status);
+    if (!GASNETC_NBRHD_ONLY) gasnetc_network_fini();
+    /* return: exit() goes on to flush stdio and leave with `status` */
+}
+
+/* ---- signals ---- */
+static void quit_handler(int sig) {
+    (void)sig;
+    gasneti_exiting = 1;
+    fflush(NULL); /* not async-signal-safe, but output is worth the risk; the launcher SIGKILLs if we hang */
+    _exit(gasneti_boot->abort_code());
+}
+
+static void print_backtrace(void) {
+#if defined(__GLIBC__)
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, n, 2);
+#endif
+}
+
+static void fatal_signal_handler(int sig) {
+    char msg[160];
+    int fatal = (sig != SIGINT && sig != SIGTERM && sig != SIGHUP);
+    snprintf(msg, sizeof(msg), "*** %s (rank %u of %u): caught signal %s (%d)%s\n",
+             fatal ? "FATAL ERROR" : "NOTICE", (unsigned)gasneti_mynode, (unsigned)gasneti_nodes, strsignal(sig), sig,
+             fatal ? "" : ", ending the job");
+    if (write(2, msg, strlen(msg)) < 0) {}
+    if (fatal && want_backtrace) print_backtrace();
+    if (!__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) gasneti_boot->exit_notify(128 + sig, 0);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void gasneti_exit_init(void) {
+    const char *t = gasneti_getenv("GASNET_EXITTIMEOUT");
+    if (t && *t) {
+        char *end;
+        exit_timeout = strtod(t, &end);
+        if (*end || exit_timeout < 0) gasneti_launch_error("GASNET_EXITTIMEOUT=%s: expected a number of seconds", t);
+    }
+    want_backtrace = gasneti_getenv_yesno("GASNET_BACKTRACE", 0);
+    on_exit(on_exit_hook, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = quit_handler;
+    sigaction(SIGQUIT, &sa, NULL);
+    sa.sa_handler = fatal_signal_handler;
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) sigaction(sigs[i], &sa, NULL);
+}

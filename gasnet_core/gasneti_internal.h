@@ -1,0 +1,145 @@
+/* gasneti_internal.h: declarations shared inside the library (core, extended, conduits).
+ * Layer: core, internal (never installed). */
+#ifndef GASNETI_INTERNAL_H
+#define GASNETI_INTERNAL_H
+
+#include <gasnetex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define GASNETI_STRINGIFY2(x) #x
+#define GASNETI_STRINGIFY(x) GASNETI_STRINGIFY2(x)
+#define GASNETI_CONFIG_MODE_STR \
+    GASNETI_STRINGIFY(GASNETI_THREADMODEL) "-" GASNETI_STRINGIFY(GASNETI_DEBUG_NAME) "-" GASNETI_STRINGIFY(GASNETI_SEGMENT_NAME)
+
+/* ---- completion counters: the one way any layer signals completion ---- */
+typedef gasneti_atomic_t gasneti_counter_t;
+#define gasneti_counter_done(c) gasneti_atomic_decrement(c)
+#define gasneti_counter_add(c) gasneti_atomic_increment(c)
+
+/* ---- an AM on its way out (core -> PSHM or conduit) ---- */
+enum { GASNETI_AM_SHORT = 0, GASNETI_AM_MEDIUM = 1, GASNETI_AM_LONG = 2 };
+#define GASNETI_AM_WOULD_BLOCK 1
+typedef struct {
+    gex_Rank_t jobrank;       /* destination */
+    gex_AM_Index_t handler;
+    uint8_t category;         /* GASNETI_AM_* */
+    uint8_t is_req;
+    uint8_t nargs;
+    gex_Flags_t flags;
+    const gex_AM_Arg_t *args;
+    const void *src;
+    size_t nbytes;
+    void *dest_addr;          /* Long: address in the target's address space */
+} gasneti_am_msg_t;
+
+/* ---- an AM arriving (conduit or PSHM -> core) ---- */
+typedef struct {
+    gex_Rank_t srcrank;
+    gex_AM_Index_t handler;
+    uint8_t category, is_req, nargs;
+    const gex_AM_Arg_t *args;
+    void *payload;            /* Medium: the data; Long: dest_addr (data already there) */
+    size_t nbytes;
+} gasneti_am_recv_t;
+
+struct gasneti_token_s {
+    gex_Rank_t srcrank;
+    gex_EP_t ep;
+    const gex_AM_Entry_t *entry;
+    uint8_t is_req, is_long, replied;
+};
+
+/* Run the handler for an arrived AM (fatal error if the index is unregistered). */
+extern void gasneti_am_deliver(const gasneti_am_recv_t *m);
+/* Send one AM to a neighbor (PSHM) or through the conduit. */
+extern int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+
+/* ---- handler indices reserved for the library (1..GASNETI_HANDLER_CLIENT_MIN-1) ---- */
+enum {
+    GASNETI_HIDX_BARRIER = 1,
+    GASNETI_HIDX_AMRMA_PUT_REQ,
+    GASNETI_HIDX_AMRMA_PUT_REP,
+    GASNETI_HIDX_AMRMA_GET_REQ,
+    GASNETI_HIDX_AMRMA_GET_REP,
+    GASNETI_HIDX_LAST
+};
+#define GASNETI_NARGS_ANY (~0u) /* legacy registrations: any argument count */
+extern const gex_AM_Entry_t gasnete_handlers[]; /* terminated by a NULL gex_fnptr */
+
+/* ---- job, neighborhood, host ---- */
+typedef struct gasneti_bootstrap_s gasneti_bootstrap_t; /* defined in conduit_contract.h */
+extern gasneti_bootstrap_t *gasneti_boot;
+extern gex_Rank_t gasneti_nbrhd_size, gasneti_nbrhd_myidx, *gasneti_nbrhd_ranks;
+extern gex_Rank_t gasneti_host_size, gasneti_host_myidx, *gasneti_host_ranks;
+extern gex_Rank_t gasneti_nbrhd_set_size, gasneti_nbrhd_set_rank, gasneti_host_set_size, gasneti_host_set_rank;
+extern int32_t *gasneti_nbrhd_index; /* [gasneti_nodes]: index in my neighborhood, or -1 */
+extern gex_Client_t gasneti_client0;
+extern int gasneti_init_done, gasneti_attach_done;
+extern uintptr_t gasneti_max_local_segsize, gasneti_max_global_segsize;
+
+/* ---- PSHM (gasneti_pshm.c) ---- */
+extern void gasneti_pshm_init(void);
+extern int gasneti_pshm_am_send(const gasneti_am_msg_t *m);
+extern int gasneti_pshm_poll(int replies_only);
+extern size_t gasneti_pshm_max_medium;
+/* shared-memory objects: create (owner) or map (peer) a named object of `size` bytes */
+extern void *gasneti_shm_create(const char *tag, size_t size, gex_Rank_t owner_hint);
+extern void *gasneti_shm_attach(const char *tag, size_t size);
+extern void gasneti_shm_unlink(const char *tag);
+extern void gasneti_shm_cleanup_job(const char *jobid);
+extern uint64_t gasneti_shm_space_available(void);
+
+/* ---- segments (gasneti_segment.c) ---- */
+extern int gasneti_parse_segsize(const char *str, uint64_t physmem, unsigned procs_per_host, uint64_t *out);
+extern void gasneti_segment_limits_init(void);
+extern uint64_t gasneti_physmem(void);
+
+/* ---- progress and exit ---- */
+extern void gasneti_poll_replies(void); /* replies only: safe while sending a reply */
+extern void gasneti_exit_init(void);
+extern void gasneti_exit_now(int code, int noncollective) GASNETI_NORETURN;
+extern volatile int gasneti_exiting;
+extern void gasnete_progress(void);     /* extended-layer progress (barriers) */
+extern int gasnete_progress_needed;
+
+/* ---- errors and environment ---- */
+extern void gasneti_fatalerror(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;
+extern void gasneti_launch_error(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;
+extern void gasneti_warning(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2);
+extern const char *gasneti_getenv(const char *name);
+extern int64_t gasneti_getenv_int(const char *name, int64_t dflt);
+extern int gasneti_getenv_yesno(const char *name, int dflt);
+extern void gasneti_sleep_ns(long ns);
+
+#if GASNETI_DEBUG
+#  define gasneti_assert(x) \
+      ((x) ? (void)0 : gasneti_fatalerror("assertion failure at %s:%d: %s", __FILE__, __LINE__, #x))
+#else
+#  define gasneti_assert(x) ((void)0)
+#endif
+
+/* ---- handler context (tracked in every build; checked in debug builds) ---- */
+#if GASNETI_THREADS
+#  define GASNETI_THREADLOCAL __thread
+#else
+#  define GASNETI_THREADLOCAL
+#endif
+extern GASNETI_THREADLOCAL gex_Token_t gasneti_cur_token; /* non-NULL while in a handler */
+#if GASNETI_DEBUG
+extern GASNETI_THREADLOCAL int gasneti_hsls_held;
+#  define GASNETI_CHECK_NOT_IN_HANDLER(call)                                                                  \
+      do {                                                                                                    \
+          if (gasneti_cur_token)                                                                              \
+              gasneti_fatalerror("%s called from an AM handler, where the spec forbids it", call);           \
+          if (gasneti_hsls_held)                                                                              \
+              gasneti_fatalerror("%s called while holding a handler-safe lock, where the spec forbids it", call); \
+      } while (0)
+#else
+#  define GASNETI_CHECK_NOT_IN_HANDLER(call) ((void)0)
+#endif
+#define GASNETI_CHECK_INIT(call) \
+    do { if (GASNETI_UNLIKELY(!gasneti_init_done)) gasneti_fatalerror("%s called before gex_Client_Init", call); } while (0)
+
+#endif

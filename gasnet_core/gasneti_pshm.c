@@ -1,0 +1,272 @@
+/* gasneti_pshm.c: same-host Active Messages (PSHM) for every conduit, and the named
+ * shared-memory objects they and the segments live in.
+ * Layer: core.
+ *
+ * Each process of a neighborhood owns two queues in one shared control region: one for
+ * requests and one for replies, so a reply always finds room once its target polls,
+ * and a request handler blocked sending a reply only needs replies to drain (reply
+ * handlers never send). A queue is a bounded multi-producer ring of fixed 256-byte slots
+ * (header, arguments, up to 160 inline payload bytes), each with a payload block
+ * for Mediums up to gasneti_pshm_max_medium. Producers claim a slot with one CAS,
+ * write it and publish it with a release store of its sequence number; the owner runs
+ * the handler on the payload in place and then frees the slot. Long payloads are copied
+ * by the sender straight into the target's segment (mapped in every neighbor). */
+#include "conduit_contract.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#define SLOT_INLINE 160
+typedef struct {
+    uint64_t seq; /* == position: free for the producer of that position; == position+1: full */
+    gex_Rank_t src;
+    uint32_t nbytes;
+    uint8_t category, is_req, nargs, handler;
+    uint32_t pad;
+    uint64_t dest; /* Long: destination address (the receiver's own address space) */
+    gex_AM_Arg_t args[GASNETI_MAX_ARGS];
+    uint8_t data[SLOT_INLINE];
+} slot_t;
+_Static_assert(sizeof(slot_t) == 256, "PSHM slot must stay 256 bytes");
+
+typedef struct {
+    uint64_t head; /* next position producers claim */
+    char pad1[56];
+    uint64_t tail; /* next position the owner reads */
+    int poll_lock; /* PAR: one thread drains a queue at a time */
+    char pad2[52];
+} ringhdr_t;
+_Static_assert(sizeof(ringhdr_t) == 128, "ring header is two cache lines");
+
+typedef struct {
+    ringhdr_t *hdr;
+    slot_t *slots;
+    uint8_t *payload;
+} ring_t;
+
+size_t gasneti_pshm_max_medium = GASNETC_MAX_MEDIUM;
+static uint64_t depth, mask;
+static size_t ring_bytes;
+static uint8_t *ctl_base;
+static ring_t *rings; /* [nbrhd_size][2]: 0 requests, 1 replies */
+static ring_t *my_req, *my_rep;
+
+static ring_t ring_at(uint8_t *base, gex_Rank_t idx, int kind) {
+    ring_t r;
+    uint8_t *p = base + ((size_t)idx * 2 + kind) * ring_bytes;
+    r.hdr = (ringhdr_t *)p;
+    r.slots = (slot_t *)(p + sizeof(ringhdr_t));
+    r.payload = p + sizeof(ringhdr_t) + depth * sizeof(slot_t);
+    return r;
+}
+
+void gasneti_pshm_init(void) {
+    int64_t d = gasneti_getenv_int("GASNET_PSHM_NETWORK_DEPTH", 32);
+    if (d < 2 || d > 65536)
+        gasneti_launch_error("GASNET_PSHM_NETWORK_DEPTH=%lld: must be between 2 and 65536", (long long)d);
+    for (depth = 2; depth < (uint64_t)d; depth <<= 1) {}
+    mask = depth - 1;
+    ring_bytes = sizeof(ringhdr_t) + depth * (sizeof(slot_t) + gasneti_pshm_max_medium);
+    ring_bytes = (ring_bytes + GASNET_PAGESIZE - 1) & ~(size_t)(GASNET_PAGESIZE - 1);
+    size_t total = ring_bytes * 2 * gasneti_nbrhd_size;
+
+    char tag[32];
+    snprintf(tag, sizeof(tag), "ctl%u", (unsigned)gasneti_nbrhd_ranks[0]);
+    int leader = (gasneti_nbrhd_myidx == 0);
+    if (leader) {
+        ctl_base = gasneti_shm_create(tag, total, gasneti_mynode);
+        for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++)
+            for (int k = 0; k < 2; k++) {
+                ring_t r = ring_at(ctl_base, i, k);
+                for (uint64_t s = 0; s < depth; s++) r.slots[s].seq = s;
+            }
+    }
+    gasneti_boot->barrier();
+    if (!leader) ctl_base = gasneti_shm_attach(tag, total);
+    gasneti_boot->barrier();
+    if (leader) gasneti_shm_unlink(tag);
+
+    rings = calloc(2 * gasneti_nbrhd_size, sizeof(ring_t));
+    for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++)
+        for (int k = 0; k < 2; k++) rings[2 * i + k] = ring_at(ctl_base, i, k);
+    my_req = &rings[2 * gasneti_nbrhd_myidx];
+    my_rep = &rings[2 * gasneti_nbrhd_myidx + 1];
+}
+
+int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
+    ring_t *r = &rings[2 * gasneti_nbrhd_index[m->jobrank] + !m->is_req];
+    uint64_t pos;
+    slot_t *s;
+    for (;;) {
+        pos = __atomic_load_n(&r->hdr->head, __ATOMIC_RELAXED);
+        s = &r->slots[pos & mask];
+        uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+        if (seq == pos) {
+            if (__atomic_compare_exchange_n(&r->hdr->head, &pos, pos + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                break;
+        } else if (seq < pos) { /* full */
+            if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+            if (m->is_req && !gasneti_cur_token)
+                gasneti_AMPoll();
+            else
+                gasneti_poll_replies();
+        }
+    }
+    s->src = gasneti_mynode;
+    s->nbytes = (uint32_t)m->nbytes;
+    s->category = m->category;
+    s->is_req = m->is_req;
+    s->nargs = m->nargs;
+    s->handler = m->handler;
+    memcpy(s->args, m->args, m->nargs * sizeof(gex_AM_Arg_t));
+    if (m->category == GASNETI_AM_MEDIUM && m->nbytes) {
+        void *dst = m->nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
+        memcpy(dst, m->src, m->nbytes);
+    } else if (m->category == GASNETI_AM_LONG) {
+        if (m->nbytes) {
+            intptr_t delta = gasneti_peerseg[m->jobrank]._pshm_delta;
+            memcpy((void *)((uintptr_t)m->dest_addr + delta), m->src, m->nbytes);
+        }
+        s->dest = (uint64_t)(uintptr_t)m->dest_addr;
+    }
+    __atomic_store_n(&s->seq, pos + 1, __ATOMIC_RELEASE);
+    return GASNET_OK;
+}
+
+static int drain(ring_t *r, int max) {
+    if (GASNETI_LOCKS && __atomic_exchange_n(&r->hdr->poll_lock, 1, __ATOMIC_ACQUIRE)) return 0;
+    int n = 0;
+    while (n < max) {
+        uint64_t pos = r->hdr->tail;
+        slot_t *s = &r->slots[pos & mask];
+        if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos + 1) break;
+        r->hdr->tail = pos + 1;
+        gasneti_am_recv_t m;
+        m.srcrank = s->src;
+        m.handler = s->handler;
+        m.category = s->category;
+        m.is_req = s->is_req;
+        m.nargs = s->nargs;
+        m.args = s->args;
+        m.nbytes = s->nbytes;
+        if (m.category == GASNETI_AM_MEDIUM)
+            m.payload = m.nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
+        else
+            m.payload = (void *)(uintptr_t)s->dest;
+        gasneti_am_deliver(&m);
+        __atomic_store_n(&s->seq, pos + depth, __ATOMIC_RELEASE);
+        n++;
+    }
+    if (GASNETI_LOCKS) __atomic_store_n(&r->hdr->poll_lock, 0, __ATOMIC_RELEASE);
+    return n;
+}
+
+int gasneti_pshm_poll(int replies_only) {
+    int n = drain(my_rep, 64);
+    if (!replies_only) n += drain(my_req, 64);
+    return n;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Named shared-memory objects: POSIX shm (/dev/shm) by default, or files in
+ * GASNET_PSHM_DIR. Names are gasnet-<jobid>-<tag>; the launcher removes any left
+ * by a crash with gasneti_shm_cleanup_job.
+ * --------------------------------------------------------------------------------- */
+static const char *shm_dir(void) {
+    static const char *dir;
+    static int done;
+    if (!done) {
+        dir = gasneti_getenv("GASNET_PSHM_DIR");
+        if (dir && !*dir) dir = NULL;
+        done = 1;
+    }
+    return dir;
+}
+
+static void shm_name(char *buf, size_t len, const char *jobid, const char *tag) {
+    if (shm_dir())
+        snprintf(buf, len, "%s/gasnet-%s-%s", shm_dir(), jobid, tag);
+    else
+        snprintf(buf, len, "/gasnet-%s-%s", jobid, tag);
+}
+
+static int shm_open_any(const char *name, int oflag) {
+    return shm_dir() ? open(name, oflag, 0600) : shm_open(name, oflag, 0600);
+}
+
+uint64_t gasneti_shm_space_available(void) {
+    struct statvfs sv;
+    if (statvfs(shm_dir() ? shm_dir() : "/dev/shm", &sv)) return UINT64_MAX;
+    return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+void *gasneti_shm_create(const char *tag, size_t size, gex_Rank_t owner) {
+    char name[512];
+    (void)owner;
+    shm_name(name, sizeof(name), gasneti_boot->jobid, tag);
+    int fd = shm_open_any(name, O_CREAT | O_EXCL | O_RDWR);
+    if (fd < 0)
+        gasneti_fatalerror("cannot create shared memory object %s: %s%s", name, strerror(errno),
+                           shm_dir() ? "" : " (set GASNET_PSHM_DIR to a writable directory to use files instead)");
+    if (ftruncate(fd, (off_t)size)) {
+        int e = errno;
+        close(fd);
+        gasneti_shm_unlink(tag);
+        gasneti_fatalerror("cannot size shared memory object %s to %zu bytes: %s", name, size, strerror(e));
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED) {
+        gasneti_shm_unlink(tag);
+        gasneti_fatalerror("cannot map %zu bytes of shared memory (%s): %s", size, name, strerror(e));
+    }
+    return p;
+}
+
+void *gasneti_shm_attach(const char *tag, size_t size) {
+    char name[512];
+    shm_name(name, sizeof(name), gasneti_boot->jobid, tag);
+    int fd = shm_open_any(name, O_RDWR);
+    if (fd < 0) gasneti_fatalerror("cannot open shared memory object %s: %s", name, strerror(errno));
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd);
+    if (p == MAP_FAILED) gasneti_fatalerror("cannot map %zu bytes of shared memory (%s): %s", size, name, strerror(e));
+    return p;
+}
+
+void gasneti_shm_unlink(const char *tag) {
+    char name[512];
+    shm_name(name, sizeof(name), gasneti_boot->jobid, tag);
+    if (shm_dir())
+        unlink(name);
+    else
+        shm_unlink(name);
+}
+
+/* Remove every object of this job (after a crash); called by the launcher/monitor. */
+void gasneti_shm_cleanup_job(const char *jobid) {
+    char prefix[128];
+    snprintf(prefix, sizeof(prefix), "gasnet-%s-", jobid);
+    const char *dirs[2] = {"/dev/shm", shm_dir()};
+    for (int i = 0; i < 2; i++) {
+        if (!dirs[i]) continue;
+        DIR *d = opendir(dirs[i]);
+        if (!d) continue;
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+                char path[1024];
+                snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+}

@@ -1,0 +1,231 @@
+/* gasneti_segment.c: segment size policy (GASNET_MAX_SEGSIZE, physical memory, cgroup
+ * and ulimit limits, shared-memory space), gex_Segment_Attach, gex_Segment_QueryBound.
+ * Layer: core. Limits come from what the system reports, never from touching memory. */
+#include "conduit_contract.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+uintptr_t gasneti_max_local_segsize, gasneti_max_global_segsize;
+
+/* "512MB", "0.5GB", "128.0MB/P" (per process), "2GB/H" (per host, shared by its
+ * processes), "0.85" (a fraction <= 1 of the host's memory, shared), "1048576" (bytes). */
+int gasneti_parse_segsize(const char *str, uint64_t physmem, unsigned procs_per_host, uint64_t *out) {
+    if (!str || !procs_per_host) return -1;
+    while (isspace((unsigned char)*str)) str++;
+    if (!isdigit((unsigned char)*str) && *str != '.') return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(str, &end);
+    if (errno || end == str || v < 0 || !isfinite(v)) return -1;
+    double mult = 0; /* 0: no unit given */
+    switch (toupper((unsigned char)*end)) {
+    case 'K': mult = 1024.0; break;
+    case 'M': mult = 1024.0 * 1024; break;
+    case 'G': mult = 1024.0 * 1024 * 1024; break;
+    case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
+    }
+    if (mult != 0) {
+        end++;
+        if (toupper((unsigned char)*end) == 'B') end++;
+    }
+    int per_host = -1; /* -1: default for the form */
+    if (*end == '/') {
+        char c = (char)toupper((unsigned char)end[1]);
+        if (c == 'P') per_host = 0;
+        else if (c == 'H') per_host = 1;
+        else return -1;
+        end += 2;
+    }
+    while (isspace((unsigned char)*end)) end++;
+    if (*end) return -1;
+    double bytes;
+    if (mult == 0 && v <= 1.0 && strchr(str, '.')) { /* a fraction of the host's memory */
+        bytes = v * (double)physmem;
+        if (per_host != 0) bytes /= procs_per_host;
+    } else {
+        bytes = v * (mult ? mult : 1.0);
+        if (per_host == 1) bytes /= procs_per_host;
+    }
+    if (bytes >= 18446744073709551615.0) return -1;
+    *out = (uint64_t)bytes;
+    return 0;
+}
+
+static uint64_t read_u64_file(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return UINT64_MAX;
+    char buf[64] = {0};
+    uint64_t v = UINT64_MAX;
+    if (fgets(buf, sizeof(buf), f) && isdigit((unsigned char)buf[0])) v = strtoull(buf, NULL, 10);
+    fclose(f);
+    return v;
+}
+
+/* Physical memory this process may use: the host's, or a smaller cgroup limit. */
+uint64_t gasneti_physmem(void) {
+    uint64_t phys = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t cg = read_u64_file("/sys/fs/cgroup/memory.max");                     /* cgroup v2 */
+    uint64_t cg1 = read_u64_file("/sys/fs/cgroup/memory/memory.limit_in_bytes"); /* cgroup v1 */
+    if (cg1 < cg) cg = cg1;
+    return cg < phys ? cg : phys;
+}
+
+static void fmt_size(char *buf, size_t len, uint64_t v) {
+    if (v >= (1ull << 30)) snprintf(buf, len, "%.2f GiB", v / 1073741824.0);
+    else snprintf(buf, len, "%.2f MiB", v / 1048576.0);
+}
+
+void gasneti_segment_limits_init(void) {
+    uint64_t phys = gasneti_physmem();
+    unsigned pph = gasneti_host_size;
+    uint64_t want = (uint64_t)(0.85 * (double)phys) / pph;
+    const char *s = gasneti_getenv("GASNET_MAX_SEGSIZE");
+    if (s && *s) {
+        if (gasneti_parse_segsize(s, phys, pph, &want))
+            gasneti_launch_error("GASNET_MAX_SEGSIZE=%s: not a size (forms: 512MB, 0.5GB, 128.0MB/P, 2GB/H, 0.85)", s);
+        if (want > phys / pph) {
+            char a[32], b[32];
+            fmt_size(a, sizeof(a), want);
+            fmt_size(b, sizeof(b), phys);
+            gasneti_launch_error("GASNET_MAX_SEGSIZE=%s means %s per process; %u processes on this host need more "
+                                 "than its %s of memory", s, a, pph, b);
+        }
+    }
+    struct rlimit rl;
+    if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+        /* every neighbor's segment is mapped here too; leave a quarter for everything else */
+        uint64_t as = (uint64_t)rl.rlim_cur / 4 * 3 / gasneti_nbrhd_size;
+        if (as < want) want = as;
+    }
+    uint64_t space = gasneti_shm_space_available() / gasneti_nbrhd_size;
+    if (space < want) want = space;
+    want &= ~(uint64_t)(GASNET_PAGESIZE - 1);
+    gasneti_max_local_segsize = (uintptr_t)want;
+
+    uint64_t *all = calloc(gasneti_nodes, sizeof(uint64_t));
+    gasneti_boot->exchange(&want, sizeof(want), all);
+    uint64_t mn = want;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
+        if (all[r] < mn) mn = all[r];
+    gasneti_max_global_segsize = (uintptr_t)mn;
+    free(all);
+}
+
+uintptr_t gasnet_getMaxLocalSegmentSize(void) { return gasneti_max_local_segsize; }
+uintptr_t gasnet_getMaxGlobalSegmentSize(void) { return gasneti_max_global_segsize; }
+
+typedef struct {
+    uint64_t addr, size;
+} seginfo_t;
+
+static void check_shm_space(const seginfo_t *all) {
+    uint64_t need = 0, have = gasneti_shm_space_available();
+    for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++) need += all[gasneti_nbrhd_ranks[i]].size;
+    if (need <= have) return;
+    if (gasneti_nbrhd_myidx == 0) {
+        char a[32], b[32];
+        fmt_size(a, sizeof(a), need);
+        fmt_size(b, sizeof(b), have);
+        gasneti_launch_error("gex_Segment_Attach: the %u processes on this host need %s of shared memory for their "
+                             "segments but %s has only %s free; set GASNET_PSHM_DIR to a directory with more space "
+                             "(a file-backed mapping), enlarge /dev/shm, or ask for smaller segments "
+                             "(GASNET_MAX_SEGSIZE)", (unsigned)gasneti_nbrhd_size, a,
+                             getenv("GASNET_PSHM_DIR") ? getenv("GASNET_PSHM_DIR") : "/dev/shm", b);
+    }
+    gasneti_exit_now(1, 1);
+}
+
+int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
+    GASNETI_CHECK_INIT("gex_Segment_Attach");
+    GASNETI_CHECK_NOT_IN_HANDLER("gex_Segment_Attach");
+    if (gasneti_attach_done) gasneti_fatalerror("gex_Segment_Attach: this release allows one segment per process");
+    if (tm != gasneti_tm0) gasneti_fatalerror("gex_Segment_Attach: tm must be the primordial team");
+    if (!segment_p) gasneti_fatalerror("gex_Segment_Attach: segment_p is NULL");
+    size = (size + GASNET_PAGESIZE - 1) & ~(uintptr_t)(GASNET_PAGESIZE - 1); /* round up to a page */
+    if (size == 0) size = GASNET_PAGESIZE;
+    if (size > gasneti_max_local_segsize)
+        gasneti_fatalerror("gex_Segment_Attach: size %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu "
+                           "(see GASNET_MAX_SEGSIZE)", (size_t)size, (size_t)gasneti_max_local_segsize);
+
+    seginfo_t me = {0, size}, *all = calloc(gasneti_nodes, sizeof(seginfo_t));
+    gasneti_boot->exchange(&me, sizeof(me), all);
+    check_shm_space(all);
+    char tag[32];
+    snprintf(tag, sizeof(tag), "seg%u", (unsigned)gasneti_mynode);
+    void *addr = gasneti_shm_create(tag, size, gasneti_mynode);
+    me.addr = (uint64_t)(uintptr_t)addr;
+    gasneti_boot->exchange(&me, sizeof(me), all);
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
+        gasneti_peerseg_t *p = &gasneti_peerseg[r];
+        p->_owner_addr = (void *)(uintptr_t)all[r].addr;
+        p->_size = (uintptr_t)all[r].size;
+        p->_pshm_delta = p->_nbr_delta = GASNETI_NOT_NBR;
+        if (gasneti_nbrhd_index[r] < 0) continue;
+        void *local = addr;
+        if (r != gasneti_mynode) {
+            char t[32];
+            snprintf(t, sizeof(t), "seg%u", (unsigned)r);
+            local = gasneti_shm_attach(t, p->_size);
+        }
+        p->_pshm_delta = (intptr_t)((uintptr_t)local - (uintptr_t)p->_owner_addr);
+        if (gasneti_rma_bypass) p->_nbr_delta = p->_pshm_delta;
+    }
+    free(all);
+    gasneti_boot->barrier(); /* every neighbor has mapped it: nothing named remains */
+    gasneti_shm_unlink(tag);
+    if (!GASNETC_NBRHD_ONLY && gasnetc_segment_register(addr, size) != GASNET_OK)
+        gasneti_fatalerror("gex_Segment_Attach: the %s network could not register the segment", GASNETC_NAME);
+
+    gex_Segment_t seg = calloc(1, sizeof(*seg));
+    seg->_client = tm->_ep->_client;
+    seg->_addr = addr;
+    seg->_size = size;
+    tm->_ep->_segment = seg;
+    gasneti_attach_done = 1;
+    gasneti_boot->barrier();
+    *segment_p = seg;
+    return GASNET_OK;
+}
+
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p) {
+    GASNETI_CHECK_NOT_IN_HANDLER("gex_Segment_QueryBound");
+    if (rank >= tm->_size)
+        gasneti_fatalerror("gex_Segment_QueryBound: rank %u out of range (team size %u)", (unsigned)rank,
+                           (unsigned)tm->_size);
+    const gasneti_peerseg_t *p = &gasneti_peerseg[gasneti_tm_jobrank(tm, rank)];
+    if (!p->_size) return 1;
+    if (owneraddr_p) *owneraddr_p = p->_owner_addr;
+    if (localaddr_p)
+        *localaddr_p = p->_pshm_delta == GASNETI_NOT_NBR ? NULL : (void *)((uintptr_t)p->_owner_addr + p->_pshm_delta);
+    if (size_p) *size_p = p->_size;
+    return 0;
+}
+
+#if GASNETI_DEBUG
+void gasneti_check_rma(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes, gex_Flags_t flags,
+                       const char *call) {
+    (void)flags;
+    if (!gasneti_init_done) gasneti_fatalerror("%s called before gex_Client_Init", call);
+    GASNETI_CHECK_NOT_IN_HANDLER(call);
+    if (rank >= tm->_size)
+        gasneti_fatalerror("%s: rank %u out of range (team size %u)", call, (unsigned)rank, (unsigned)tm->_size);
+    const gasneti_peerseg_t *p = &gasneti_peerseg[gasneti_tm_jobrank(tm, rank)];
+    uintptr_t a = (uintptr_t)addr, b = (uintptr_t)p->_owner_addr;
+    if (nbytes && (!p->_size || a < b || a + nbytes > b + p->_size))
+        gasneti_fatalerror("%s: remote range [%p, %p) is outside the segment of rank %u [%p, %p)", call, addr,
+                           (void *)(a + nbytes), (unsigned)rank, p->_owner_addr, (void *)(b + p->_size));
+}
+
+void gasneti_check_lc_opt(gex_Event_t *lc_opt, int allow_group, int allow_defer, const char *call) {
+    if (!lc_opt) gasneti_fatalerror("%s: lc_opt is NULL", call);
+    if (lc_opt == GEX_EVENT_GROUP && !allow_group) gasneti_fatalerror("%s: lc_opt GEX_EVENT_GROUP is not allowed", call);
+    if (lc_opt == GEX_EVENT_DEFER && !allow_defer) gasneti_fatalerror("%s: lc_opt GEX_EVENT_DEFER is not allowed", call);
+    if (allow_group && lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER && lc_opt != GEX_EVENT_GROUP)
+        gasneti_fatalerror("%s: lc_opt must be GEX_EVENT_NOW, GEX_EVENT_DEFER or GEX_EVENT_GROUP", call);
+}
+#endif

@@ -1,0 +1,342 @@
+/* gasneti_types.h: public types, constants and flag values of gasnetex.h, plus the
+ * layouts of the core objects that the public inline wrappers read.
+ * Layer: core (installed; clients include it through gasnetex.h, never directly).
+ * Struct members prefixed _ are internal: clients must use the gex_*_Query* calls. */
+#ifndef GASNETI_TYPES_H
+#define GASNETI_TYPES_H
+
+#ifndef GASNETEX_H
+#  error "include <gasnetex.h>, not gasneti_types.h"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- threading mode chosen by the client (exactly one) ---- */
+#if defined(GASNET_SEQ) + defined(GASNET_PAR) + defined(GASNET_PARSYNC) != 1
+#  error "define exactly one of GASNET_SEQ, GASNET_PAR, GASNET_PARSYNC (the .mak fragment and pkg-config file do)"
+#endif
+#if defined(GASNET_SEQ)
+#  define GASNETI_THREADMODEL SEQ
+#  define GASNETI_THREADS 0
+#elif defined(GASNET_PAR)
+#  define GASNETI_THREADMODEL PAR
+#  define GASNETI_THREADS 1
+#else
+#  define GASNETI_THREADMODEL PARSYNC
+#  define GASNETI_THREADS 1
+#endif
+/* PAR needs real locks; PARSYNC serializes client calls but handlers and
+ * the client may still be on different threads, so it locks too. */
+#define GASNETI_LOCKS GASNETI_THREADS
+
+#if defined(GASNET_DEBUG) && GASNET_DEBUG
+#  define GASNETI_DEBUG 1
+#  define GASNETI_DEBUG_NAME DEBUG
+#else
+#  define GASNETI_DEBUG 0
+#  define GASNETI_DEBUG_NAME NODEBUG
+#endif
+#if defined(GASNET_SEGMENT_LARGE) && GASNET_SEGMENT_LARGE
+#  define GASNETI_SEGMENT_NAME SEGLARGE
+#else
+#  ifndef GASNET_SEGMENT_FAST
+#    define GASNET_SEGMENT_FAST 1
+#  endif
+#  define GASNETI_SEGMENT_NAME SEGFAST
+#endif
+
+#define _GASNETI_PASTE3(a, b, c, d) a##_##b##_##c##_##d
+#define GASNETI_PASTE4(a, b, c, d) _GASNETI_PASTE3(a, b, c, d)
+/* A client of one mode cannot link a library of another: the init calls take the
+ * address of this symbol, which only the matching library defines. */
+#define GASNETI_LINKCONFIG GASNETI_PASTE4(gasneti_linkconfig, GASNETI_THREADMODEL, GASNETI_DEBUG_NAME, GASNETI_SEGMENT_NAME)
+extern int GASNETI_LINKCONFIG;
+
+#ifdef __cplusplus
+#  define GASNETI_BEGIN_EXTERNC extern "C" {
+#  define GASNETI_END_EXTERNC }
+#else
+#  define GASNETI_BEGIN_EXTERNC
+#  define GASNETI_END_EXTERNC
+#endif
+
+#if defined(__GNUC__)
+#  define GASNETI_LIKELY(x) __builtin_expect(!!(x), 1)
+#  define GASNETI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#  define GASNETI_NORETURN __attribute__((__noreturn__))
+#  define GASNETI_COLD __attribute__((__cold__, __noinline__))
+#  define GASNETI_FORMAT_PRINTF(f, a) __attribute__((__format__(__printf__, f, a)))
+#  define GASNETI_ALWAYS_INLINE static inline __attribute__((__always_inline__))
+#else
+#  define GASNETI_LIKELY(x) (x)
+#  define GASNETI_UNLIKELY(x) (x)
+#  define GASNETI_NORETURN
+#  define GASNETI_COLD
+#  define GASNETI_FORMAT_PRINTF(f, a)
+#  define GASNETI_ALWAYS_INLINE static inline
+#endif
+
+GASNETI_BEGIN_EXTERNC
+
+/* ---- versions ---- */
+#define GEX_SPEC_VERSION_MAJOR 0
+#define GEX_SPEC_VERSION_MINOR 8
+#define GASNET_SPEC_VERSION_MAJOR 1
+#define GASNET_SPEC_VERSION_MINOR 8
+#define GASNETT_SPEC_VERSION_MAJOR 1
+#define GASNETT_SPEC_VERSION_MINOR 14
+#define GASNET_VERSION GASNET_SPEC_VERSION_MAJOR
+
+/* ---- return codes ---- */
+#define GASNET_OK 0
+#define _GASNET_ERR_BASE 10000
+#define GASNET_ERR_NOT_INIT (_GASNET_ERR_BASE + 1)
+#define GASNET_ERR_RESOURCE (_GASNET_ERR_BASE + 2)
+#define GASNET_ERR_BAD_ARG (_GASNET_ERR_BASE + 3)
+#define GASNET_ERR_NOT_READY (_GASNET_ERR_BASE + 4)
+#define GASNET_ERR_BARRIER_MISMATCH (_GASNET_ERR_BASE + 5)
+
+/* ---- basic scalar types ---- */
+typedef uint32_t gex_Rank_t;
+#define GEX_RANK_INVALID ((gex_Rank_t)0xFFFFFFFFu)
+#define GASNET_MAXNODES 0x7FFFFFFFu
+typedef uint32_t gex_Flags_t;
+typedef uint8_t gex_AM_Index_t;
+typedef int32_t gex_AM_Arg_t;
+typedef void (*gex_AM_Fn_t)();
+typedef uint64_t gex_RMA_Value_t;
+#define SIZEOF_GEX_RMA_VALUE_T 8
+typedef uint32_t gex_EC_t;
+typedef uint32_t gex_TI_t;
+typedef uint32_t gex_DT_t;
+typedef uint32_t gex_OP_t;
+typedef uint32_t gex_EP_Index_t;
+typedef uint32_t gex_EP_Capabilities_t;
+typedef void *gex_Addr_t;
+
+#define GASNET_PAGESIZE 4096
+#define GASNET_ALIGNED_SEGMENTS 0
+#define GEX_AM_INDEX_BASE 128
+#define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
+#define GASNETI_MAX_ARGS 16
+#define GEX_EP_INDEX_INVALID ((gex_EP_Index_t)0xFFFFFFFFu)
+
+typedef struct {
+    void *gex_addr;
+    size_t gex_len;
+} gex_Memvec_t;
+
+typedef struct {
+    gex_Rank_t gex_rank;
+    gex_EP_Index_t gex_ep_index;
+} gex_EP_Location_t;
+
+/* ---- flags: injection (one bit each, so debug builds can check combinations) ---- */
+#define GEX_FLAG_IMMEDIATE ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_LC_COPY_YES ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_LC_COPY_NO ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_SELF_SEG_UNKNOWN ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_SELF_SEG_SOME ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_SELF_SEG_BOUND ((gex_Flags_t)1u << 5)
+#define GEX_FLAG_SELF_SEG_OFFSET ((gex_Flags_t)1u << 6)
+#define GEX_FLAG_PEER_SEG_UNKNOWN ((gex_Flags_t)1u << 7)
+#define GEX_FLAG_PEER_SEG_SOME ((gex_Flags_t)1u << 8)
+#define GEX_FLAG_PEER_SEG_BOUND ((gex_Flags_t)1u << 9)
+#define GEX_FLAG_PEER_SEG_OFFSET ((gex_Flags_t)1u << 10)
+#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 11)
+#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC ((gex_Flags_t)1u << 12)
+#define GEX_FLAG_RANK_IS_JOBRANK ((gex_Flags_t)1u << 13)
+#define GEX_FLAG_AD_MY_RANK ((gex_Flags_t)1u << 14)
+#define GEX_FLAG_AD_MY_NBRHD ((gex_Flags_t)1u << 15)
+#define GEX_FLAG_AD_ACQ ((gex_Flags_t)1u << 16)
+#define GEX_FLAG_AD_REL ((gex_Flags_t)1u << 17)
+#define GEX_FLAG_ENABLE_LEAF_LC ((gex_Flags_t)1u << 18)
+/* object-creation flags (a separate API: may reuse bits) */
+#define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_AD_FAVOR_MY_RANK ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_AD_FAVOR_MY_NBRHD ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AD_FAVOR_REMOTE ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 5)
+#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 6)
+#define GEX_FLAG_TM_LOCAL_SCRATCH ((gex_Flags_t)1u << 7)
+#define GEX_FLAG_TM_GLOBAL_SCRATCH ((gex_Flags_t)1u << 8)
+#define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 9)
+#define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 10)
+#define GEX_FLAG_SCRATCH_SEG_OFFSET ((gex_Flags_t)1u << 11)
+#define GEX_FLAG_HINT_ACCEL_AD ((gex_Flags_t)1u << 12)
+#define GEX_FLAG_HINT_ACCEL_COLL ((gex_Flags_t)1u << 13)
+#define GEX_FLAG_HINT_ACCEL_ALL (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
+
+/* handler registration flags (gex_AM_Entry_t.gex_flags) */
+#define GEX_FLAG_AM_SHORT ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_AM_MEDIUM ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_AM_LONG ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
+#define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_AM_REPLY ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_AM_REQREP (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
+
+/* EP capabilities */
+#define GEX_EP_CAPABILITY_RMA ((gex_EP_Capabilities_t)1u << 0)
+#define GEX_EP_CAPABILITY_AM ((gex_EP_Capabilities_t)1u << 1)
+#define GEX_EP_CAPABILITY_VIS ((gex_EP_Capabilities_t)1u << 2)
+#define GEX_EP_CAPABILITY_COLL ((gex_EP_Capabilities_t)1u << 3)
+#define GEX_EP_CAPABILITY_AD ((gex_EP_Capabilities_t)1u << 4)
+#define GEX_EP_CAPABILITY_ALL ((gex_EP_Capabilities_t)0x1f)
+
+/* ---- event categories and token-info bits ---- */
+#define GEX_EC_GET ((gex_EC_t)1u << 0)
+#define GEX_EC_PUT ((gex_EC_t)1u << 1)
+#define GEX_EC_AM ((gex_EC_t)1u << 2)
+#define GEX_EC_LC ((gex_EC_t)1u << 3)
+#define GEX_EC_RMW ((gex_EC_t)1u << 4)
+#define GEX_EC_ALL ((gex_EC_t)0x1f)
+
+#define GEX_TI_SRCRANK ((gex_TI_t)1u << 0)
+#define GEX_TI_EP ((gex_TI_t)1u << 1)
+#define GEX_TI_ENTRY ((gex_TI_t)1u << 2)
+#define GEX_TI_IS_REQ ((gex_TI_t)1u << 3)
+#define GEX_TI_IS_LONG ((gex_TI_t)1u << 4)
+#define GEX_TI_ALL ((gex_TI_t)0x1f)
+
+/* ---- data types and operations (shared by atomics and reductions) ---- */
+#define GEX_DT_I32 ((gex_DT_t)1u << 0)
+#define GEX_DT_U32 ((gex_DT_t)1u << 1)
+#define GEX_DT_I64 ((gex_DT_t)1u << 2)
+#define GEX_DT_U64 ((gex_DT_t)1u << 3)
+#define GEX_DT_FLT ((gex_DT_t)1u << 4)
+#define GEX_DT_DBL ((gex_DT_t)1u << 5)
+#define GEX_DT_USER ((gex_DT_t)1u << 6)
+
+/* non-fetching ops in the low half, their fetching twins 16 bits up */
+#define GEX_OP_SET ((gex_OP_t)1u << 0)
+#define GEX_OP_CAS ((gex_OP_t)1u << 1)
+#define GEX_OP_ADD ((gex_OP_t)1u << 2)
+#define GEX_OP_SUB ((gex_OP_t)1u << 3)
+#define GEX_OP_MULT ((gex_OP_t)1u << 4)
+#define GEX_OP_MIN ((gex_OP_t)1u << 5)
+#define GEX_OP_MAX ((gex_OP_t)1u << 6)
+#define GEX_OP_AND ((gex_OP_t)1u << 7)
+#define GEX_OP_OR ((gex_OP_t)1u << 8)
+#define GEX_OP_XOR ((gex_OP_t)1u << 9)
+#define GEX_OP_INC ((gex_OP_t)1u << 10)
+#define GEX_OP_DEC ((gex_OP_t)1u << 11)
+#define GEX_OP_SWAP (GEX_OP_SET << 16)
+#define GEX_OP_FCAS (GEX_OP_CAS << 16)
+#define GEX_OP_CSWAP GEX_OP_FCAS
+#define GEX_OP_FADD (GEX_OP_ADD << 16)
+#define GEX_OP_FSUB (GEX_OP_SUB << 16)
+#define GEX_OP_FMULT (GEX_OP_MULT << 16)
+#define GEX_OP_FMIN (GEX_OP_MIN << 16)
+#define GEX_OP_FMAX (GEX_OP_MAX << 16)
+#define GEX_OP_FAND (GEX_OP_AND << 16)
+#define GEX_OP_FOR (GEX_OP_OR << 16)
+#define GEX_OP_FXOR (GEX_OP_XOR << 16)
+#define GEX_OP_FINC (GEX_OP_INC << 16)
+#define GEX_OP_FDEC (GEX_OP_DEC << 16)
+#define GEX_OP_GET ((gex_OP_t)1u << 12)
+#define GEX_OP_USER ((gex_OP_t)1u << 13)
+#define GEX_OP_USER_NC ((gex_OP_t)1u << 14)
+#define GEX_OP_TO_FETCHING(op) ((gex_OP_t)(((op) & 0xfff) ? ((op) << 16) : (op)))
+#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)(((op) & 0x0fff0000u) ? ((op) >> 16) : (op)))
+
+/* ---- opaque handles ---- */
+typedef struct gasneti_client_s *gex_Client_t;
+typedef struct gasneti_ep_s *gex_EP_t;
+typedef struct gasneti_tm_s *gex_TM_t;
+typedef struct gasneti_segment_s *gex_Segment_t;
+typedef struct gasneti_token_s *gex_Token_t;
+typedef struct gasneti_event_s *gex_Event_t;
+typedef struct gasneti_srcdesc_s *gex_AM_SrcDesc_t;
+typedef struct gasneti_memkind_s *gex_MemKind_t;
+
+#define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
+#define GEX_TM_INVALID ((gex_TM_t)0)
+#define GEX_EP_INVALID ((gex_EP_t)0)
+#define GEX_CLIENT_INVALID ((gex_Client_t)0)
+#define GEX_AM_SRCDESC_NO_OP ((gex_AM_SrcDesc_t)0)
+#define GEX_EVENT_INVALID ((gex_Event_t)0)
+#define GEX_EVENT_NO_OP ((gex_Event_t)(uintptr_t)1)
+#define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
+#define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
+#define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
+#define GEX_MEMKIND_HOST ((gex_MemKind_t)(uintptr_t)1)
+
+typedef struct {
+    gex_AM_Index_t gex_index;
+    gex_AM_Fn_t gex_fnptr;
+    gex_Flags_t gex_flags;
+    unsigned int gex_nargs;
+    const void *gex_cdata;
+    const char *gex_name;
+} gex_AM_Entry_t;
+
+typedef struct {
+    gex_Rank_t gex_srcrank;
+    gex_EP_t gex_ep;
+    const gex_AM_Entry_t *gex_entry;
+    unsigned int gex_is_req;
+    unsigned int gex_is_long;
+} gex_Token_Info_t;
+
+typedef const struct {
+    gex_Rank_t gex_jobrank;
+} gex_RankInfo_t;
+
+/* ---- object layouts (internal; read by inline wrappers) ---- */
+struct gasneti_segment_s {
+    gex_Client_t _client;
+    void *_addr;
+    uintptr_t _size;
+    gex_Flags_t _flags;
+    void *_cdata;
+};
+
+struct gasneti_client_s {
+    const char *_name;
+    gex_Flags_t _flags;
+    void *_cdata;
+    gex_EP_t _ep0;  /* primordial endpoint */
+    gex_TM_t _tm0;  /* primordial team */
+};
+
+struct gasneti_ep_s {
+    gex_Client_t _client;
+    gex_EP_Index_t _index;
+    gex_Flags_t _flags;
+    gex_Segment_t _segment;
+    void *_cdata;
+    gex_AM_Entry_t *_handlers; /* 256 entries; gex_fnptr NULL when unregistered */
+};
+
+struct gasneti_tm_s {
+    gex_EP_t _ep;
+    gex_Rank_t _rank;
+    gex_Rank_t _size;
+    const gex_Rank_t *_jobranks; /* team rank -> jobrank; NULL means identity */
+    gex_Flags_t _flags;
+    void *_cdata;
+};
+
+/* per-jobrank view of every peer's bound segment, filled at attach */
+typedef struct {
+    void *_owner_addr;  /* base in the owner's address space */
+    uintptr_t _size;
+    intptr_t _nbr_delta;  /* RMA: add to an owner address to get ours; GASNETI_NOT_NBR if not a load/store peer */
+    intptr_t _pshm_delta; /* the same for the mapping itself (AM Long), whatever the RMA policy */
+} gasneti_peerseg_t;
+#define GASNETI_NOT_NBR ((intptr_t)INTPTR_MIN)
+
+extern gex_Rank_t gasneti_mynode;
+extern gex_Rank_t gasneti_nodes;
+extern gasneti_peerseg_t *gasneti_peerseg; /* [gasneti_nodes], NULL before attach */
+extern int gasneti_rma_bypass;             /* same-host RMA by load/store (default 1) */
+
+GASNETI_ALWAYS_INLINE gex_Rank_t gasneti_tm_jobrank(gex_TM_t _tm, gex_Rank_t _rank) {
+    return _tm->_jobranks ? _tm->_jobranks[_rank] : _rank;
+}
+
+GASNETI_END_EXTERNC
+#endif

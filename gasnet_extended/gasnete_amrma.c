@@ -1,0 +1,86 @@
+/* gasnete_amrma.c: the AM-based reference RMA protocol, used for every peer the
+ * conduit cannot reach by native RDMA (and for neighbors when GASNET_RMA_NBRHD_BYPASS=0).
+ * Layer: extended.
+ *   put: Long request per chunk into the target segment; the target acks with a Short.
+ *   get: Short request per chunk; the target replies with a Medium that the initiator's
+ *        reply handler copies into place (so the destination may be outside the segment).
+ * Each chunk holds one reference on the caller's completion counter. */
+#include "gasnete_internal.h"
+
+#include <string.h>
+
+static void put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t hi, gex_AM_Arg_t lo) {
+    (void)buf, (void)n;
+    gex_AM_ReplyShort2(t, GASNETI_HIDX_AMRMA_PUT_REP, 0, hi, lo);
+}
+
+static void put_rep_handler(gex_Token_t t, gex_AM_Arg_t hi, gex_AM_Arg_t lo) {
+    (void)t;
+    gasneti_counter_done((gasneti_counter_t *)GASNETE_PTR(hi, lo));
+}
+
+static void get_req_handler(gex_Token_t t, gex_AM_Arg_t shi, gex_AM_Arg_t slo, gex_AM_Arg_t n, gex_AM_Arg_t dhi,
+                            gex_AM_Arg_t dlo, gex_AM_Arg_t chi, gex_AM_Arg_t clo) {
+    gex_AM_ReplyMedium4(t, GASNETI_HIDX_AMRMA_GET_REP, GASNETE_PTR(shi, slo), (size_t)(uint32_t)n, GEX_EVENT_NOW, 0,
+                        dhi, dlo, chi, clo);
+}
+
+static void get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo, gex_AM_Arg_t chi,
+                            gex_AM_Arg_t clo) {
+    (void)t;
+    memcpy(GASNETE_PTR(dhi, dlo), buf, n);
+    gasneti_counter_done((gasneti_counter_t *)GASNETE_PTR(chi, clo));
+}
+
+extern void gasnete_barrier_handler(gex_Token_t t, gex_AM_Arg_t team, gex_AM_Arg_t seq, gex_AM_Arg_t round,
+                                    gex_AM_Arg_t flags, gex_AM_Arg_t value);
+
+#define H(idx, fn, fl, n) {idx, (gex_AM_Fn_t)fn, fl, n, NULL, #fn}
+const gex_AM_Entry_t gasnete_handlers[] = {
+    H(GASNETI_HIDX_BARRIER, gasnete_barrier_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 5),
+    H(GASNETI_HIDX_AMRMA_PUT_REQ, put_req_handler, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 2),
+    H(GASNETI_HIDX_AMRMA_PUT_REP, put_rep_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 2),
+    H(GASNETI_HIDX_AMRMA_GET_REQ, get_req_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 7),
+    H(GASNETI_HIDX_AMRMA_GET_REP, get_rep_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 4),
+    {0, NULL, 0, 0, NULL, NULL}};
+#undef H
+
+int gasnete_amrma_put(gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *done,
+                      gex_Flags_t flags) {
+    size_t chunk = gasneti_am_max_long;
+    size_t off = 0;
+    do {
+        size_t c = n - off < chunk ? n - off : chunk;
+        gasneti_counter_add(done);
+        gex_AM_Arg_t args[2] = {GASNETE_HI(done), GASNETE_LO(done)};
+        gasneti_am_msg_t m = {jr, GASNETI_HIDX_AMRMA_PUT_REQ, GASNETI_AM_LONG, 1, 2,
+                              off ? (flags & ~GEX_FLAG_IMMEDIATE) : flags, args, (const char *)src + off, c,
+                              (char *)dest + off};
+        if (gasneti_am_send(&m, GEX_EVENT_NOW)) { /* IMMEDIATE, first chunk: nothing started */
+            gasneti_counter_done(done);
+            return 1;
+        }
+        off += c;
+    } while (off < n);
+    return 0;
+}
+
+int gasnete_amrma_get(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done, gex_Flags_t flags) {
+    size_t chunk = gasneti_am_max_medium;
+    size_t off = 0;
+    do {
+        size_t c = n - off < chunk ? n - off : chunk;
+        char *s = (char *)src + off, *d = (char *)dest + off;
+        gasneti_counter_add(done);
+        gex_AM_Arg_t args[7] = {GASNETE_HI(s), GASNETE_LO(s), (gex_AM_Arg_t)c, GASNETE_HI(d), GASNETE_LO(d),
+                                GASNETE_HI(done), GASNETE_LO(done)};
+        gasneti_am_msg_t m = {jr, GASNETI_HIDX_AMRMA_GET_REQ, GASNETI_AM_SHORT, 1, 7,
+                              off ? (flags & ~GEX_FLAG_IMMEDIATE) : flags, args, NULL, 0, NULL};
+        if (gasneti_am_send(&m, NULL)) {
+            gasneti_counter_done(done);
+            return 1;
+        }
+        off += c;
+    } while (off < n);
+    return 0;
+}

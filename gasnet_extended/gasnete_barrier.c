@@ -1,0 +1,185 @@
+/* gasnete_barrier.c: barriers over the primordial team: gex_Coll_BarrierNB and the
+ * legacy gasnet_barrier_notify/wait/try with named/anonymous ids and mismatch detection.
+ * Layer: extended. Algorithm: dissemination over AMs (ceil(log2 N) rounds; in round k a
+ * rank tells rank+2^k what it has heard and waits to hear from rank-2^k). The (flags,
+ * id) pair travels along and is merged, so after the last round every rank knows
+ * whether any two named ids differed or any rank passed GASNET_BARRIERFLAG_MISMATCH.
+ * Handlers only record arrivals; rounds advance in gasnete_progress (called by polls). */
+#include "gasnete_internal.h"
+
+#include <gasnet.h>
+
+#define SLOTS 4     /* arrivals for barrier seq land in slot seq % SLOTS (skew is at most 1) */
+#define MAXROUNDS 32
+#define MAXOPS 16   /* barriers started and not yet complete, per process */
+
+typedef struct {
+    int flags, value;
+} barval_t;
+
+typedef struct {
+    uint32_t seq_plus1; /* which barrier this arrival belongs to (0: empty) */
+    barval_t v;
+} arrival_t;
+
+typedef struct {
+    uint32_t seq;
+    int round, sent;  /* next round to finish; whether its message went out */
+    barval_t mine;    /* what this rank notified with */
+    barval_t acc;     /* merged so far */
+    gex_Event_t ev;   /* completion (pending counter) */
+} barop_t;
+
+static gex_HSL_t lock = GEX_HSL_INITIALIZER;
+static arrival_t arrivals[SLOTS][MAXROUNDS];
+static barop_t ops[MAXOPS];
+static int op_head, op_count; /* ring of started operations, oldest first */
+static uint32_t next_seq;
+static int nrounds = -1;
+static int in_progress;       /* guards against re-entry through a poll while sending */
+
+static barval_t merge(barval_t a, barval_t b) {
+    if ((a.flags | b.flags) & GASNET_BARRIERFLAG_MISMATCH) return (barval_t){GASNET_BARRIERFLAG_MISMATCH, 0};
+    if (a.flags & GASNET_BARRIERFLAG_ANONYMOUS) return b;
+    if (b.flags & GASNET_BARRIERFLAG_ANONYMOUS) return a;
+    if (a.value != b.value) return (barval_t){GASNET_BARRIERFLAG_MISMATCH, 0};
+    return a;
+}
+
+void gasnete_barrier_handler(gex_Token_t t, gex_AM_Arg_t team, gex_AM_Arg_t seq, gex_AM_Arg_t round,
+                             gex_AM_Arg_t flags, gex_AM_Arg_t value) {
+    (void)t, (void)team;
+    gex_HSL_Lock(&lock);
+    arrival_t *a = &arrivals[(uint32_t)seq % SLOTS][round];
+    if (a->seq_plus1 == (uint32_t)seq + 1)
+        gasneti_fatalerror("barrier: duplicate arrival for barrier %u round %d", (unsigned)seq, (int)round);
+    a->v.flags = flags;
+    a->v.value = value;
+    a->seq_plus1 = (uint32_t)seq + 1;
+    gex_HSL_Unlock(&lock);
+}
+
+/* Advance the oldest barriers as far as arrivals allow. Sends happen outside the lock. */
+void gasnete_progress(void) {
+    if (in_progress) return;
+    in_progress = 1;
+    for (;;) {
+        gex_HSL_Lock(&lock);
+        if (!op_count) {
+            gex_HSL_Unlock(&lock);
+            break;
+        }
+        barop_t *op = &ops[op_head];
+        int send_round = -1;
+        barval_t send_val = op->acc;
+        if (op->round < nrounds && !op->sent) {
+            send_round = op->round;
+            op->sent = 1;
+        } else if (op->round < nrounds) {
+            arrival_t *a = &arrivals[op->seq % SLOTS][op->round];
+            if (a->seq_plus1 == op->seq + 1) {
+                op->acc = merge(op->acc, a->v);
+                a->seq_plus1 = 0;
+                op->round++;
+                op->sent = 0;
+            } else {
+                gex_HSL_Unlock(&lock);
+                break; /* waiting for a peer */
+            }
+        }
+        if (op->round == nrounds) { /* complete */
+            gasneti_counter_done(&op->ev->pending);
+            op_head = (op_head + 1) % MAXOPS;
+            op_count--;
+            gasnete_progress_needed--;
+        }
+        uint32_t seq = op->seq;
+        gex_HSL_Unlock(&lock);
+        if (send_round >= 0) {
+            gex_Rank_t peer = (gex_Rank_t)((gasneti_mynode + (1u << send_round)) % gasneti_nodes);
+            gex_AM_RequestShort5(gasneti_tm0, peer, GASNETI_HIDX_BARRIER, 0, 0, (gex_AM_Arg_t)seq, send_round,
+                                 send_val.flags, send_val.value);
+        }
+    }
+    in_progress = 0;
+}
+
+static barop_t *barrier_start(int flags, int value) {
+    gex_HSL_Lock(&lock);
+    if (nrounds < 0)
+        for (nrounds = 0; (1u << nrounds) < gasneti_nodes; nrounds++) {}
+    if (op_count == MAXOPS) gasneti_fatalerror("more than %d barriers in flight at once", MAXOPS);
+    barop_t *op = &ops[(op_head + op_count) % MAXOPS];
+    op->seq = next_seq++;
+    op->round = 0;
+    op->sent = 0;
+    op->mine = op->acc = (barval_t){flags, value};
+    op->ev = gasnete_event_new(1);
+    op_count++;
+    gasnete_progress_needed++;
+    gex_HSL_Unlock(&lock);
+    return op;
+}
+
+gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
+    GASNETI_CHECK_INIT("gex_Coll_BarrierNB");
+    GASNETI_CHECK_NOT_IN_HANDLER("gex_Coll_BarrierNB");
+    if (tm != gasneti_tm0) gasneti_fatalerror("gex_Coll_BarrierNB: only the primordial team exists in this release");
+    if (flags) gasneti_fatalerror("gex_Coll_BarrierNB: flags must be 0 (got 0x%x)", (unsigned)flags);
+    gex_Event_t ev = barrier_start(GASNET_BARRIERFLAG_ANONYMOUS, 0)->ev;
+    gasnete_progress();
+    return ev;
+}
+
+/* ---- legacy split-phase barrier ---- */
+static struct {
+    int pending; /* notified, not yet waited */
+    barval_t mine;
+    gex_Event_t ev;
+    barop_t *op;
+} legacy;
+
+void gasnet_barrier_notify(int id, int flags) {
+    GASNETI_CHECK_INIT("gasnet_barrier_notify");
+    GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_notify");
+    if (legacy.pending) gasneti_fatalerror("gasnet_barrier_notify: called twice without an intervening wait");
+    if (flags & ~(GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH))
+        gasneti_fatalerror("gasnet_barrier_notify: unknown flags 0x%x", (unsigned)flags);
+    legacy.pending = 1;
+    legacy.mine = (barval_t){flags, id};
+    legacy.op = barrier_start(flags, id);
+    legacy.ev = legacy.op->ev;
+    gasnete_progress();
+}
+
+static int legacy_result(int id, int flags) {
+    barval_t acc = legacy.op->acc; /* final: the op slot is not reused before the next notify */
+    legacy.pending = 0;
+    gasnete_event_test(legacy.ev);
+    if (acc.flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
+    if (flags != legacy.mine.flags) return GASNET_ERR_BARRIER_MISMATCH;
+    if (!(flags & GASNET_BARRIERFLAG_ANONYMOUS) && id != legacy.mine.value) return GASNET_ERR_BARRIER_MISMATCH;
+    if (!(flags & GASNET_BARRIERFLAG_ANONYMOUS) && !(acc.flags & GASNET_BARRIERFLAG_ANONYMOUS) && acc.value != id)
+        return GASNET_ERR_BARRIER_MISMATCH;
+    return GASNET_OK;
+}
+
+int gasnet_barrier_wait(int id, int flags) {
+    GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_wait");
+    if (!legacy.pending) gasneti_fatalerror("gasnet_barrier_wait: called without a matching gasnet_barrier_notify");
+    while (gasneti_atomic_read(&legacy.ev->pending)) gasneti_AMPoll();
+    return legacy_result(id, flags);
+}
+
+int gasnet_barrier_try(int id, int flags) {
+    GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_try");
+    if (!legacy.pending) gasneti_fatalerror("gasnet_barrier_try: called without a matching gasnet_barrier_notify");
+    gasneti_AMPoll();
+    if (gasneti_atomic_read(&legacy.ev->pending)) return GASNET_ERR_NOT_READY;
+    return legacy_result(id, flags);
+}
+
+int gasnet_barrier(int id, int flags) {
+    gasnet_barrier_notify(id, flags);
+    return gasnet_barrier_wait(id, flags);
+}

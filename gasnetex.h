@@ -1,0 +1,88 @@
+/* gasnetex.h: the GASNet-EX client API (spec: gasnet-ex-api-v0.8).
+ * Layer: public. Object creation and queries are declared here; Active Messages are
+ * in gasneti_am_api.h and RMA/events/barrier in gasnete_rma_api.h, both included below.
+ * Not yet available (their headers fail at compile time with a message): VIS,
+ * collectives other than gex_Coll_BarrierNB, remote atomics, memory kinds. */
+#ifndef GASNETEX_H
+#define GASNETEX_H
+
+#include <gasnet_config.h>
+#include "gasneti_types.h"
+#include "gasnet_core_fwd.h" /* the conduit's limits and capability knobs */
+#include "gasneti_sync.h"
+
+GASNETI_BEGIN_EXTERNC
+
+/* ---- client, segment, team, endpoint ---- */
+extern int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+                               const char *clientName, int *argc, char ***argv, gex_Flags_t flags);
+/* Taking the address of the link-config symbol makes a mode mismatch a link error. */
+#define gex_Client_Init(client_p, ep_p, tm_p, name, argc, argv, flags) \
+    gasneti_Client_Init(&GASNETI_LINKCONFIG, client_p, ep_p, tm_p, name, argc, argv, flags)
+
+extern int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size);
+extern int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                                  uintptr_t *size_p);
+extern int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t caps, gex_Flags_t flags);
+
+extern gex_Rank_t gex_System_QueryJobRank(void);
+extern gex_Rank_t gex_System_QueryJobSize(void);
+extern void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                                      gex_Rank_t *my_info_index_p);
+extern void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
+                                     gex_Rank_t *my_info_index_p);
+extern void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size, gex_Rank_t *nbrhd_set_rank,
+                                       gex_Rank_t *host_set_size, gex_Rank_t *host_set_rank);
+extern gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
+extern gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
+
+/* queries and client data: plain field reads */
+#define GASNETI_QUERY(ret, name, type, field) \
+    GASNETI_ALWAYS_INLINE ret name(type _o) { return _o->field; }
+#define GASNETI_CDATA(name, type)                                                             \
+    GASNETI_ALWAYS_INLINE void gex_##name##_SetCData(type _o, const void *_v) { _o->_cdata = (void *)_v; } \
+    GASNETI_ALWAYS_INLINE void *gex_##name##_QueryCData(type _o) { return _o->_cdata; }
+GASNETI_CDATA(Client, gex_Client_t)
+GASNETI_CDATA(Segment, gex_Segment_t)
+GASNETI_CDATA(TM, gex_TM_t)
+GASNETI_CDATA(EP, gex_EP_t)
+GASNETI_QUERY(gex_Flags_t, gex_Client_QueryFlags, gex_Client_t, _flags)
+GASNETI_QUERY(const char *, gex_Client_QueryName, gex_Client_t, _name)
+GASNETI_QUERY(gex_Client_t, gex_Segment_QueryClient, gex_Segment_t, _client)
+GASNETI_QUERY(gex_Flags_t, gex_Segment_QueryFlags, gex_Segment_t, _flags)
+GASNETI_QUERY(void *, gex_Segment_QueryAddr, gex_Segment_t, _addr)
+GASNETI_QUERY(uintptr_t, gex_Segment_QuerySize, gex_Segment_t, _size)
+GASNETI_QUERY(gex_Client_t, gex_TM_QueryClient, gex_TM_t, _ep->_client)
+GASNETI_QUERY(gex_EP_t, gex_TM_QueryEP, gex_TM_t, _ep)
+GASNETI_QUERY(gex_Flags_t, gex_TM_QueryFlags, gex_TM_t, _flags)
+GASNETI_QUERY(gex_Rank_t, gex_TM_QueryRank, gex_TM_t, _rank)
+GASNETI_QUERY(gex_Rank_t, gex_TM_QuerySize, gex_TM_t, _size)
+GASNETI_QUERY(gex_Client_t, gex_EP_QueryClient, gex_EP_t, _client)
+GASNETI_QUERY(gex_Flags_t, gex_EP_QueryFlags, gex_EP_t, _flags)
+GASNETI_QUERY(gex_Segment_t, gex_EP_QuerySegment, gex_EP_t, _segment)
+GASNETI_QUERY(gex_EP_Index_t, gex_EP_QueryIndex, gex_EP_t, _index)
+#undef GASNETI_QUERY
+#undef GASNETI_CDATA
+
+/* ---- errors ---- */
+extern const char *gasnet_ErrorName(int errval);
+extern const char *gasnet_ErrorDesc(int errval);
+
+/* ---- legacy names that gasnetex.h also provides (the rest are in gasnet.h) ---- */
+typedef gex_Rank_t gasnet_node_t;
+typedef gex_AM_Index_t gasnet_handler_t;
+typedef gex_AM_Arg_t gasnet_handlerarg_t;
+typedef gex_Token_t gasnet_token_t;
+typedef gex_Event_t gasnet_handle_t;
+typedef gex_RMA_Value_t gasnet_register_value_t;
+typedef gex_Memvec_t gasnet_memvec_t;
+#define SIZEOF_GASNET_REGISTER_VALUE_T SIZEOF_GEX_RMA_VALUE_T
+#define GASNET_INVALID_HANDLE GEX_EVENT_INVALID
+extern gex_TM_t gasneti_tm0; /* the primordial team, for the legacy API */
+extern void gasnet_exit(int exitcode) GASNETI_NORETURN;
+
+GASNETI_END_EXTERNC
+
+#include "gasneti_am_api.h"
+#include "gasnete_rma_api.h"
+#endif

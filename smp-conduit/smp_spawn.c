@@ -1,0 +1,216 @@
+/* smp_spawn.c: smp-conduit's job start and bootstrap. The process the user runs
+ * becomes a monitor that forks GASNET_PSHM_NODES ranks and waits: it reaps them, ends
+ * the job when one dies or aborts, removes any shared memory a crash left behind, and
+ * exits with the job's status. Bootstrap collectives go through a small anonymous
+ * shared mapping made before the fork.
+ * Layer: smp-conduit. */
+#include "conduit_contract.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SMP_MAX_NODES 1024
+#define EXCH_BYTES 4096 /* per rank, per round of an exchange */
+
+enum { ST_RUNNING = 0, ST_EXITING = 1, ST_ABORTING = 2 };
+typedef struct {
+    char jobid[48];
+    int nranks;
+    int job_code;      /* -1 until some rank aborts the job */
+    int barrier_count;
+    int barrier_gen;
+    int state[SMP_MAX_NODES];
+    int code[SMP_MAX_NODES];
+} region_t;
+
+static region_t *reg;
+static uint8_t *exch; /* [nranks][EXCH_BYTES] */
+
+static void backoff(unsigned *spins) {
+    if (++*spins < 200) __builtin_ia32_pause();
+    else if (*spins < 2000) sched_yield();
+    else gasneti_sleep_ns(50000);
+}
+
+static void smp_barrier(void) {
+    int gen = __atomic_load_n(&reg->barrier_gen, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&reg->barrier_count, 1, __ATOMIC_ACQ_REL) == reg->nranks) {
+        __atomic_store_n(&reg->barrier_count, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&reg->barrier_gen, gen + 1, __ATOMIC_RELEASE);
+        return;
+    }
+    unsigned spins = 0;
+    while (__atomic_load_n(&reg->barrier_gen, __ATOMIC_ACQUIRE) == gen) backoff(&spins);
+}
+
+static void smp_exchange(const void *src, size_t len, void *dst) {
+    for (size_t off = 0; off < len || (off == 0 && len == 0); off += EXCH_BYTES) {
+        size_t c = len - off < EXCH_BYTES ? len - off : EXCH_BYTES;
+        memcpy(exch + (size_t)gasneti_mynode * EXCH_BYTES, (const uint8_t *)src + off, c);
+        smp_barrier();
+        for (int r = 0; r < reg->nranks; r++)
+            memcpy((uint8_t *)dst + (size_t)r * len + off, exch + (size_t)r * EXCH_BYTES, c);
+        smp_barrier();
+        if (len == 0) break;
+    }
+}
+
+static void smp_broadcast(void *buf, size_t len, gex_Rank_t root) {
+    size_t chunk = (size_t)EXCH_BYTES * reg->nranks;
+    for (size_t off = 0; off < len; off += chunk) {
+        size_t c = len - off < chunk ? len - off : chunk;
+        if (gasneti_mynode == root) memcpy(exch, (uint8_t *)buf + off, c);
+        smp_barrier();
+        if (gasneti_mynode != root) memcpy((uint8_t *)buf + off, exch, c);
+        smp_barrier();
+    }
+}
+
+static void smp_exit_notify(int code, int collective) {
+    if (collective) {
+        reg->code[gasneti_mynode] = code;
+        __atomic_store_n(&reg->state[gasneti_mynode], ST_EXITING, __ATOMIC_RELEASE);
+    } else {
+        int unset = -1;
+        __atomic_compare_exchange_n(&reg->job_code, &unset, code, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&reg->state[gasneti_mynode], ST_ABORTING, __ATOMIC_RELEASE);
+    }
+}
+
+static int smp_all_exiting(void) {
+    for (int r = 0; r < reg->nranks; r++)
+        if (__atomic_load_n(&reg->state[r], __ATOMIC_ACQUIRE) == ST_RUNNING) return 0;
+    return 1;
+}
+
+static int smp_abort_code(void) {
+    int c = __atomic_load_n(&reg->job_code, __ATOMIC_ACQUIRE);
+    return c < 0 ? 1 : c;
+}
+
+static gasneti_bootstrap_t smp_boot = {"smp-fork", smp_barrier, smp_exchange, smp_broadcast, smp_exit_notify,
+                                       smp_all_exiting, smp_abort_code, NULL};
+
+/* ---------------------------------------------------------------------------------
+ * The monitor
+ * --------------------------------------------------------------------------------- */
+static volatile sig_atomic_t monitor_sig;
+static void monitor_sighandler(int sig) { monitor_sig = sig; }
+
+static double mono_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void set_job_code(int code) {
+    int unset = -1;
+    __atomic_compare_exchange_n(&reg->job_code, &unset, code, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+static void signal_all(pid_t *pids, int n, int sig) {
+    for (int r = 0; r < n; r++)
+        if (pids[r] > 0) kill(pids[r], sig);
+}
+
+GASNETI_NORETURN static void monitor(pid_t *pids, int n) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = monitor_sighandler;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (int i = 0; i < 4; i++) sigaction(sigs[i], &sa, NULL);
+
+    int alive = n, first_nonzero = 0;
+    double kill_at = 0; /* once tearing down: SIGKILL the survivors at this time */
+    while (alive > 0) {
+        int st;
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid > 0) {
+            int r = 0;
+            while (r < n && pids[r] != pid) r++;
+            if (r == n) continue;
+            pids[r] = -1;
+            alive--;
+            int state = __atomic_load_n(&reg->state[r], __ATOMIC_ACQUIRE);
+            int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            if (WIFEXITED(st) && state == ST_EXITING) {
+                if (code && !first_nonzero) first_nonzero = code;
+            } else if (!kill_at) {
+                /* an abort, a signal, or an exit that bypassed the library: end the job */
+                if (state != ST_ABORTING && !WIFEXITED(st))
+                    fprintf(stderr, "*** GASNet job: rank %d was killed by signal %d (%s); ending the job\n", r,
+                            WTERMSIG(st), strsignal(WTERMSIG(st)));
+                set_job_code(code ? code : 1);
+                signal_all(pids, n, SIGQUIT);
+                kill_at = mono_now() + 2.0;
+            }
+            continue;
+        }
+        if (pid < 0 && errno == ECHILD) break;
+        if (monitor_sig && !kill_at) {
+            set_job_code(128 + monitor_sig);
+            signal_all(pids, n, SIGTERM);
+            kill_at = mono_now() + 2.0;
+        }
+        if (kill_at && mono_now() > kill_at) signal_all(pids, n, SIGKILL);
+        gasneti_sleep_ns(2000000);
+    }
+    gasneti_shm_cleanup_job(reg->jobid);
+    int jc = __atomic_load_n(&reg->job_code, __ATOMIC_ACQUIRE);
+    fflush(NULL);
+    _exit(jc >= 0 ? jc : first_nonzero);
+}
+
+gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
+    (void)argc, (void)argv;
+    const char *v = gasneti_getenv("GASNET_PSHM_NODES");
+    long n = 1;
+    if (v && *v) {
+        char *end;
+        n = strtol(v, &end, 10);
+        if (*end || end == v || n < 1 || n > SMP_MAX_NODES)
+            gasneti_launch_error("GASNET_PSHM_NODES=%s: must be an integer from 1 to %d", v, SMP_MAX_NODES);
+    }
+    size_t bytes = sizeof(region_t) + (size_t)n * EXCH_BYTES;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) gasneti_launch_error("cannot map %zu bytes of shared memory: %s", bytes, strerror(errno));
+    reg = p;
+    exch = (uint8_t *)p + sizeof(region_t);
+    reg->nranks = (int)n;
+    reg->job_code = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    snprintf(reg->jobid, sizeof(reg->jobid), "%ld-%lx", (long)getpid(), (unsigned long)(ts.tv_nsec ^ ts.tv_sec));
+    smp_boot.jobid = reg->jobid;
+
+    pid_t monitor_pid = getpid();
+    pid_t *pids = calloc((size_t)n, sizeof(pid_t));
+    fflush(NULL);
+    for (long r = 0; r < n; r++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "GASNet: fork of rank %ld failed: %s\n", r, strerror(errno));
+            set_job_code(1);
+            signal_all(pids, (int)r, SIGKILL);
+            monitor(pids, (int)r);
+        }
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != monitor_pid) _exit(1);
+            free(pids);
+            gasneti_mynode = (gex_Rank_t)r;
+            gasneti_nodes = (gex_Rank_t)n;
+            return &smp_boot;
+        }
+        pids[r] = pid;
+    }
+    monitor(pids, (int)n);
+}
