@@ -4,6 +4,7 @@
  * comparison each); everything else about the arguments only in debug builds. */
 #include "conduit_contract.h"
 
+#include <sched.h>
 #include <string.h>
 
 GASNETI_THREADLOCAL gex_Token_t gasneti_cur_token;
@@ -228,11 +229,24 @@ void gasneti_am_deliver(const gasneti_am_recv_t *m) {
 /* ---- progress ---- */
 int gasnete_progress_needed; /* nonzero while an extended-layer operation needs polling */
 
+/* A thread that keeps polling with nothing arriving gives up its CPU now and then, so
+ * that a peer sharing the CPU (more processes or threads than cores) can run and send
+ * what we wait for. The run of empty polls allowed is short when the neighborhood has
+ * more processes than the host has CPUs, long otherwise (set in gasneti_pshm_init). */
+unsigned gasneti_idle_polls_before_yield = 1024;
+static GASNETI_THREADLOCAL unsigned idle_polls;
+
 int gasneti_AMPoll(void) {
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_AMPoll");
-    gasneti_pshm_poll(0);
-    if (!GASNETC_NBRHD_ONLY) gasnetc_poll();
+    int n = gasneti_pshm_poll(0);
+    if (!GASNETC_NBRHD_ONLY) n += gasnetc_poll();
     if (gasnete_progress_needed) gasnete_progress();
+    if (n)
+        idle_polls = 0;
+    else if (++idle_polls >= gasneti_idle_polls_before_yield) {
+        idle_polls = 0;
+        sched_yield();
+    }
     return GASNET_OK;
 }
 

@@ -97,6 +97,7 @@ extern void gasneti_segment_limits_init(void);
 extern uint64_t gasneti_physmem(void);
 
 /* ---- progress and exit ---- */
+extern unsigned gasneti_idle_polls_before_yield;
 extern void gasneti_poll_replies(void); /* replies only: safe while sending a reply */
 extern void gasneti_exit_init(void);
 extern void gasneti_exit_now(int code, int noncollective) GASNETI_NORETURN;

@@ -7,9 +7,13 @@
  * and a request handler blocked sending a reply only needs replies to drain (reply
  * handlers never send). A queue is a bounded multi-producer ring of fixed 256-byte slots
  * (header, arguments, up to 160 inline payload bytes), each with a payload block
- * for Mediums up to gasneti_pshm_max_medium. Producers claim a slot with one CAS,
- * write it and publish it with a release store of its sequence number; the owner runs
- * the handler on the payload in place and then frees the slot. Long payloads are copied
+ * for Mediums up to gasneti_pshm_max_medium. A producer claims a position with one CAS
+ * on the ring's head, writes the slot and publishes it with a release store of the
+ * slot's sequence word (position + 1). The owner runs the handler on the payload in
+ * place, then advances one `released` counter. Slot lines are thus written only by
+ * producers and read only by the owner (one cache-line transfer per message, as for a
+ * flag bounce); producers read `released` only when their cached copy says the ring
+ * may be full. Long payloads are copied
  * by the sender straight into the target's segment (mapped in every neighbor). */
 #include "conduit_contract.h"
 
@@ -24,7 +28,7 @@
 
 #define SLOT_INLINE 160
 typedef struct {
-    uint64_t seq; /* == position: free for the producer of that position; == position+1: full */
+    uint64_t seq; /* == position+1 once the message for that position is written */
     gex_Rank_t src;
     uint32_t nbytes;
     uint8_t category, is_req, nargs, handler;
@@ -36,11 +40,12 @@ typedef struct {
 _Static_assert(sizeof(slot_t) == 256, "PSHM slot must stay 256 bytes");
 
 typedef struct {
-    uint64_t head; /* next position producers claim */
+    uint64_t head;     /* next position producers claim */
     char pad1[56];
-    uint64_t tail; /* next position the owner reads */
-    int poll_lock; /* PAR: one thread drains a queue at a time */
-    char pad2[52];
+    uint64_t tail;     /* next position the owner reads */
+    uint64_t released; /* positions below this are handled: their slots are free */
+    int poll_lock;     /* PAR: one thread drains a queue at a time */
+    char pad2[44];
 } ringhdr_t;
 _Static_assert(sizeof(ringhdr_t) == 128, "ring header is two cache lines");
 
@@ -56,6 +61,7 @@ static size_t ring_bytes;
 static uint8_t *ctl_base;
 static ring_t *rings; /* [nbrhd_size][2]: 0 requests, 1 replies */
 static ring_t *my_req, *my_rep;
+static uint64_t *released_cache; /* [nbrhd_size*2]: last `released` seen per ring (a hint) */
 
 static ring_t ring_at(uint8_t *base, gex_Rank_t idx, int kind) {
     ring_t r;
@@ -79,52 +85,52 @@ void gasneti_pshm_init(void) {
     char tag[32];
     snprintf(tag, sizeof(tag), "ctl%u", (unsigned)gasneti_nbrhd_ranks[0]);
     int leader = (gasneti_nbrhd_myidx == 0);
-    if (leader) {
-        ctl_base = gasneti_shm_create(tag, total, gasneti_mynode);
-        for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++)
-            for (int k = 0; k < 2; k++) {
-                ring_t r = ring_at(ctl_base, i, k);
-                for (uint64_t s = 0; s < depth; s++) r.slots[s].seq = s;
-            }
-    }
+    if (leader) ctl_base = gasneti_shm_create(tag, total, gasneti_mynode); /* zero-filled: all empty */
     gasneti_boot->barrier();
     if (!leader) ctl_base = gasneti_shm_attach(tag, total);
     gasneti_boot->barrier();
     if (leader) gasneti_shm_unlink(tag);
 
     rings = calloc(2 * gasneti_nbrhd_size, sizeof(ring_t));
+    released_cache = calloc(2 * gasneti_nbrhd_size, sizeof(uint64_t));
     for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++)
         for (int k = 0; k < 2; k++) rings[2 * i + k] = ring_at(ctl_base, i, k);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus > 0 && gasneti_nbrhd_size > (gex_Rank_t)cpus) gasneti_idle_polls_before_yield = 16;
     my_req = &rings[2 * gasneti_nbrhd_myidx];
     my_rep = &rings[2 * gasneti_nbrhd_myidx + 1];
 }
 
 int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
-    ring_t *r = &rings[2 * gasneti_nbrhd_index[m->jobrank] + !m->is_req];
+    size_t ri = 2 * (size_t)gasneti_nbrhd_index[m->jobrank] + !m->is_req;
+    ring_t *r = &rings[ri];
     uint64_t pos;
-    slot_t *s;
     for (;;) {
         pos = __atomic_load_n(&r->hdr->head, __ATOMIC_RELAXED);
-        s = &r->slots[pos & mask];
-        uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-        if (seq == pos) {
-            if (__atomic_compare_exchange_n(&r->hdr->head, &pos, pos + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-                break;
-        } else if (seq < pos) { /* full */
-            if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-            if (m->is_req && !gasneti_cur_token)
-                gasneti_AMPoll();
-            else
-                gasneti_poll_replies();
+        if (pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_RELAXED) + depth) {
+            uint64_t rel = __atomic_load_n(&r->hdr->released, __ATOMIC_ACQUIRE);
+            __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELAXED);
+            if (pos >= rel + depth) { /* full */
+                if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+                if (m->is_req && !gasneti_cur_token)
+                    gasneti_AMPoll();
+                else
+                    gasneti_poll_replies();
+                continue;
+            }
         }
+        /* pos is free: `released` only grows, and the CAS fails if another producer took pos */
+        if (__atomic_compare_exchange_n(&r->hdr->head, &pos, pos + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
     }
+    slot_t *s = &r->slots[pos & mask];
+    /* header and arguments first, in as few stores as the compiler can manage */
     s->src = gasneti_mynode;
     s->nbytes = (uint32_t)m->nbytes;
     s->category = m->category;
     s->is_req = m->is_req;
     s->nargs = m->nargs;
     s->handler = m->handler;
-    memcpy(s->args, m->args, m->nargs * sizeof(gex_AM_Arg_t));
+    for (unsigned i = 0; i < m->nargs; i++) s->args[i] = m->args[i]; /* 0..16: cheaper than a memcpy call */
     if (m->category == GASNETI_AM_MEDIUM && m->nbytes) {
         void *dst = m->nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
         memcpy(dst, m->src, m->nbytes);
@@ -160,7 +166,7 @@ static int drain(ring_t *r, int max) {
         else
             m.payload = (void *)(uintptr_t)s->dest;
         gasneti_am_deliver(&m);
-        __atomic_store_n(&s->seq, pos + depth, __ATOMIC_RELEASE);
+        __atomic_store_n(&r->hdr->released, pos + 1, __ATOMIC_RELEASE);
         n++;
     }
     if (GASNETI_LOCKS) __atomic_store_n(&r->hdr->poll_lock, 0, __ATOMIC_RELEASE);

@@ -61,8 +61,7 @@ void gasnete_barrier_handler(gex_Token_t t, gex_AM_Arg_t team, gex_AM_Arg_t seq,
 
 /* Advance the oldest barriers as far as arrivals allow. Sends happen outside the lock. */
 void gasnete_progress(void) {
-    if (in_progress) return;
-    in_progress = 1;
+    if (__atomic_exchange_n(&in_progress, 1, __ATOMIC_ACQUIRE)) return; /* another thread (or a caller up the stack) is at it */
     for (;;) {
         gex_HSL_Lock(&lock);
         if (!op_count) {
@@ -101,7 +100,7 @@ void gasnete_progress(void) {
                                  send_val.flags, send_val.value);
         }
     }
-    in_progress = 0;
+    __atomic_store_n(&in_progress, 0, __ATOMIC_RELEASE);
 }
 
 static barop_t *barrier_start(int flags, int value) {
