@@ -51,8 +51,7 @@ struct gasneti_token_s {
     uint8_t is_req, is_long, replied;
 };
 
-/* Run the handler for an arrived AM (fatal error if the index is unregistered). */
-extern void gasneti_am_deliver(const gasneti_am_recv_t *m);
+/* Running the handler of an arrived AM: gasneti_am_deliver() in gasneti_deliver.h. */
 /* Send one AM to a neighbor (PSHM) or through the conduit. */
 extern int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
 

@@ -16,6 +16,7 @@
  * may be full. Long payloads are copied
  * by the sender straight into the target's segment (mapped in every neighbor). */
 #include "conduit_contract.h"
+#include "gasneti_deliver.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,7 +32,7 @@ typedef struct {
     uint64_t seq; /* == position+1 once the message for that position is written */
     gex_Rank_t src;
     uint32_t nbytes;
-    uint8_t category, is_req, nargs, handler;
+    uint32_t meta; /* category | is_req << 8 | nargs << 16 | handler << 24 */
     uint32_t pad;
     uint64_t dest; /* Long: destination address (the receiver's own address space) */
     gex_AM_Arg_t args[GASNETI_MAX_ARGS];
@@ -101,35 +102,41 @@ void gasneti_pshm_init(void) {
     my_rep = &rings[2 * gasneti_nbrhd_myidx + 1];
 }
 
+/* The ring looked full from our cached `released`: re-read it, and while it really is
+ * full, poll (only replies when we are replying, or inside a handler) or give up if
+ * IMMEDIATE. Returns 0 once position `pos` has room. */
+GASNETI_COLD static int wait_for_room(ringhdr_t *h, size_t ri, uint64_t pos, const gasneti_am_msg_t *m) {
+    for (;;) {
+        uint64_t rel = __atomic_load_n(&h->released, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELAXED);
+        if (pos < rel + depth) return 0;
+        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+        if (m->is_req && !gasneti_cur_token)
+            gasneti_AMPoll();
+        else
+            gasneti_poll_replies();
+        if (__atomic_load_n(&h->head, __ATOMIC_RELAXED) != pos) return 0; /* someone else took pos: retry */
+    }
+}
+
 int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
     size_t ri = 2 * (size_t)gasneti_nbrhd_index[m->jobrank] + !m->is_req;
     ring_t *r = &rings[ri];
+    ringhdr_t *h = r->hdr;
     uint64_t pos;
-    for (;;) {
-        pos = __atomic_load_n(&r->hdr->head, __ATOMIC_RELAXED);
-        if (pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_RELAXED) + depth) {
-            uint64_t rel = __atomic_load_n(&r->hdr->released, __ATOMIC_ACQUIRE);
-            __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELAXED);
-            if (pos >= rel + depth) { /* full */
-                if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-                if (m->is_req && !gasneti_cur_token)
-                    gasneti_AMPoll();
-                else
-                    gasneti_poll_replies();
-                continue;
-            }
+    do {
+        pos = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
+        if (GASNETI_UNLIKELY(pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_RELAXED) + depth)) {
+            if (wait_for_room(h, ri, pos, m)) return GASNETI_AM_WOULD_BLOCK;
+            continue;
         }
         /* pos is free: `released` only grows, and the CAS fails if another producer took pos */
-        if (__atomic_compare_exchange_n(&r->hdr->head, &pos, pos + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) break;
-    }
+    } while (!__atomic_compare_exchange_n(&h->head, &pos, pos + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
     slot_t *s = &r->slots[pos & mask];
-    /* header and arguments first, in as few stores as the compiler can manage */
+    /* header and arguments first, in whole words */
     s->src = gasneti_mynode;
     s->nbytes = (uint32_t)m->nbytes;
-    s->category = m->category;
-    s->is_req = m->is_req;
-    s->nargs = m->nargs;
-    s->handler = m->handler;
+    s->meta = (uint32_t)m->category | (uint32_t)m->is_req << 8 | (uint32_t)m->nargs << 16 | (uint32_t)m->handler << 24;
     for (unsigned i = 0; i < m->nargs; i++) s->args[i] = m->args[i]; /* 0..16: cheaper than a memcpy call */
     if (m->category == GASNETI_AM_MEDIUM && m->nbytes) {
         void *dst = m->nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
@@ -154,11 +161,12 @@ static int drain(ring_t *r, int max) {
         if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos + 1) break;
         r->hdr->tail = pos + 1;
         gasneti_am_recv_t m;
+        uint32_t meta = s->meta;
         m.srcrank = s->src;
-        m.handler = s->handler;
-        m.category = s->category;
-        m.is_req = s->is_req;
-        m.nargs = s->nargs;
+        m.category = (uint8_t)meta;
+        m.is_req = (uint8_t)(meta >> 8);
+        m.nargs = (uint8_t)(meta >> 16);
+        m.handler = (gex_AM_Index_t)(meta >> 24);
         m.args = s->args;
         m.nbytes = s->nbytes;
         if (m.category == GASNETI_AM_MEDIUM)

@@ -1,0 +1,66 @@
+/* gasneti_deliver.h: running the handler of an arrived AM, inline in each transport's
+ * receive loop (PSHM queues, a conduit's network poll) so dispatch costs no extra call.
+ * Layer: core, internal. */
+#ifndef GASNETI_DELIVER_H
+#define GASNETI_DELIVER_H
+
+#include "gasneti_internal.h"
+
+extern void gasneti_bad_delivery(const gasneti_am_recv_t *m, const gex_AM_Entry_t *e) GASNETI_COLD GASNETI_NORETURN;
+
+/* Handlers are called through the unprototyped gex_AM_Fn_t with the spec's argument
+ * lists; A(n) expands to the first n arguments. */
+#define A0
+#define A1 , a[0]
+#define A2 A1, a[1]
+#define A3 A2, a[2]
+#define A4 A3, a[3]
+#define A5 A4, a[4]
+#define A6 A5, a[5]
+#define A7 A6, a[6]
+#define A8 A7, a[7]
+#define A9 A8, a[8]
+#define A10 A9, a[9]
+#define A11 A10, a[10]
+#define A12 A11, a[11]
+#define A13 A12, a[12]
+#define A14 A13, a[13]
+#define A15 A14, a[14]
+#define A16 A15, a[15]
+#define CASES(PRE)                                                                                       \
+    case 0: fn(PRE A0); break;   case 1: fn(PRE A1); break;   case 2: fn(PRE A2); break;                 \
+    case 3: fn(PRE A3); break;   case 4: fn(PRE A4); break;   case 5: fn(PRE A5); break;                 \
+    case 6: fn(PRE A6); break;   case 7: fn(PRE A7); break;   case 8: fn(PRE A8); break;                 \
+    case 9: fn(PRE A9); break;   case 10: fn(PRE A10); break; case 11: fn(PRE A11); break;               \
+    case 12: fn(PRE A12); break; case 13: fn(PRE A13); break; case 14: fn(PRE A14); break;               \
+    case 15: fn(PRE A15); break; case 16: fn(PRE A16); break;
+#define SHORT_PRE tok
+#define MEDLONG_PRE tok, buf, nbytes
+
+GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
+    const gex_AM_Entry_t *e = &gasneti_client0->_ep0->_handlers[m->handler];
+    if (GASNETI_UNLIKELY(!e->gex_fnptr)) gasneti_bad_delivery(m, e);
+    if (GASNETI_DEBUG && m->handler >= GEX_AM_INDEX_BASE) {
+        static const gex_Flags_t catflag[] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG};
+        if (!(e->gex_flags & catflag[m->category]) ||
+            !(e->gex_flags & (m->is_req ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY)) ||
+            (e->gex_nargs != GASNETI_NARGS_ANY && e->gex_nargs != m->nargs))
+            gasneti_bad_delivery(m, e);
+    }
+    struct gasneti_token_s t = {m->srcrank, gasneti_client0->_ep0, e, m->is_req, m->category == GASNETI_AM_LONG, 0};
+    gex_Token_t tok = &t, saved = gasneti_cur_token;
+    gex_AM_Fn_t fn = e->gex_fnptr;
+    const gex_AM_Arg_t *a = m->args;
+    void *buf = m->payload;
+    size_t nbytes = m->nbytes;
+    gasneti_cur_token = tok;
+    if (m->category == GASNETI_AM_SHORT) {
+        switch (m->nargs) { CASES(SHORT_PRE) }
+    } else {
+        switch (m->nargs) { CASES(MEDLONG_PRE) }
+    }
+    gasneti_cur_token = saved;
+}
+
+#undef CASES
+#endif
