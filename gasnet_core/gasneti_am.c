@@ -162,14 +162,13 @@ int gasneti_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *
 
 /* ---- delivery errors (the dispatch itself is inline, in gasneti_deliver.h) ---- */
 void gasneti_bad_delivery(const gasneti_am_recv_t *m, const gex_AM_Entry_t *e) {
-    static const char *const cat[] = {"Short", "Medium", "Long"};
+    const char *call = catname[m->category][m->is_req];
     if (!e->gex_fnptr)
-        gasneti_fatalerror("received an AM %s %s for handler index %u from rank %u, but no handler is registered there",
-                           m->is_req ? "Request" : "Reply", cat[m->category], (unsigned)m->handler,
-                           (unsigned)m->srcrank);
-    gasneti_fatalerror("received an AM %s %s with %u args for handler %u (\"%s\"), registered with flags 0x%x and "
-                       "%u args", m->is_req ? "Request" : "Reply", cat[m->category], (unsigned)m->nargs,
-                       (unsigned)m->handler, e->gex_name ? e->gex_name : "", (unsigned)e->gex_flags, e->gex_nargs);
+        gasneti_fatalerror("%s from rank %u: handler index %u is not registered on rank %u", call,
+                           (unsigned)m->srcrank, (unsigned)m->handler, (unsigned)gasneti_mynode);
+    gasneti_fatalerror("%s from rank %u with %u args for handler index %u (\"%s\"), which was registered with "
+                       "flags 0x%x and %u args", call, (unsigned)m->srcrank, (unsigned)m->nargs, (unsigned)m->handler,
+                       e->gex_name ? e->gex_name : "", (unsigned)e->gex_flags, e->gex_nargs);
 }
 
 /* ---- progress ---- */
