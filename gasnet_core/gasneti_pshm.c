@@ -153,7 +153,12 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
 }
 
 static int drain(ring_t *r, int max) {
-    if (GASNETI_LOCKS && __atomic_exchange_n(&r->hdr->poll_lock, 1, __ATOMIC_ACQUIRE)) return 0;
+    if (GASNETI_LOCKS) {
+        /* an empty queue costs one load, not a lock: peek before taking it */
+        uint64_t pos = __atomic_load_n(&r->hdr->tail, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&r->slots[pos & mask].seq, __ATOMIC_RELAXED) != pos + 1) return 0;
+        if (__atomic_exchange_n(&r->hdr->poll_lock, 1, __ATOMIC_ACQUIRE)) return 0;
+    }
     int n = 0;
     while (n < max) {
         uint64_t pos = r->hdr->tail;
