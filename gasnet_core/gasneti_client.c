@@ -124,8 +124,8 @@ int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p,
     gasneti_exit_init();
     discover_hosts();
     gasneti_rma_bypass = gasneti_getenv_yesno("GASNET_RMA_NBRHD_BYPASS", 1);
-    gasneti_segment_limits_init();
     gasneti_pshm_init();
+    gasneti_segment_limits_init(); /* after PSHM: the queues' share of shared memory is known */
     if (!GASNETC_NBRHD_ONLY && gasnetc_network_init(gasneti_boot) != GASNET_OK)
         gasneti_fatalerror("gex_Client_Init: the %s network could not be initialized", GASNETC_NAME);
 

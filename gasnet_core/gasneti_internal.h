@@ -83,12 +83,14 @@ extern void gasneti_pshm_init(void);
 extern int gasneti_pshm_am_send(const gasneti_am_msg_t *m);
 extern int gasneti_pshm_poll(int replies_only);
 extern size_t gasneti_pshm_max_medium;
+extern uint64_t gasneti_pshm_ctl_bytes;
 /* shared-memory objects: create (owner) or map (peer) a named object of `size` bytes */
 extern void *gasneti_shm_create(const char *tag, size_t size, gex_Rank_t owner_hint);
 extern void *gasneti_shm_attach(const char *tag, size_t size);
 extern void gasneti_shm_unlink(const char *tag);
 extern void gasneti_shm_cleanup_job(const char *jobid);
 extern uint64_t gasneti_shm_space_available(void);
+extern const char *gasneti_shm_dir_name(void);
 
 /* ---- segments (gasneti_segment.c) ---- */
 extern int gasneti_parse_segsize(const char *str, uint64_t physmem, unsigned procs_per_host, uint64_t *out);

@@ -57,6 +57,7 @@ typedef struct {
 } ring_t;
 
 size_t gasneti_pshm_max_medium = GASNETC_MAX_MEDIUM;
+uint64_t gasneti_pshm_ctl_bytes; /* shared memory the AM queues of this neighborhood may fill */
 static uint64_t depth, mask;
 static size_t ring_bytes;
 static uint8_t *ctl_base;
@@ -82,10 +83,22 @@ void gasneti_pshm_init(void) {
     ring_bytes = sizeof(ringhdr_t) + depth * (sizeof(slot_t) + gasneti_pshm_max_medium);
     ring_bytes = (ring_bytes + GASNET_PAGESIZE - 1) & ~(size_t)(GASNET_PAGESIZE - 1);
     size_t total = ring_bytes * 2 * gasneti_nbrhd_size;
+    gasneti_pshm_ctl_bytes = total;
 
     char tag[32];
     snprintf(tag, sizeof(tag), "ctl%u", (unsigned)gasneti_nbrhd_ranks[0]);
     int leader = (gasneti_nbrhd_myidx == 0);
+    /* tmpfs reports a full disk only when a page is first touched (SIGBUS): check first */
+    uint64_t have = gasneti_shm_space_available();
+    if (total > have) {
+        if (leader)
+            gasneti_launch_error("the AM queues of the %u processes on this host need %.1f MiB of shared memory but "
+                                 "%s has %.1f MiB free; lower GASNET_PSHM_NETWORK_DEPTH (now %llu), or set "
+                                 "GASNET_PSHM_DIR to a directory with more space", (unsigned)gasneti_nbrhd_size,
+                                 total / 1048576.0, gasneti_shm_dir_name(), have / 1048576.0,
+                                 (unsigned long long)depth);
+        gasneti_exit_now(1, 1);
+    }
     if (leader) ctl_base = gasneti_shm_create(tag, total, gasneti_mynode); /* zero-filled: all empty */
     gasneti_boot->barrier();
     if (!leader) ctl_base = gasneti_shm_attach(tag, total);
@@ -218,6 +231,8 @@ static void shm_name(char *buf, size_t len, const char *jobid, const char *tag) 
 static int shm_open_any(const char *name, int oflag) {
     return shm_dir() ? open(name, oflag, 0600) : shm_open(name, oflag, 0600);
 }
+
+const char *gasneti_shm_dir_name(void) { return shm_dir() ? shm_dir() : "/dev/shm"; }
 
 uint64_t gasneti_shm_space_available(void) {
     struct statvfs sv;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 uintptr_t gasneti_max_local_segsize, gasneti_max_global_segsize;
+static char limited_by[160] = "85% of physical memory shared by the processes of the host";
 
 /* "512MB", "0.5GB", "128.0MB/P" (per process), "2GB/H" (per host, shared by its
  * processes), "0.85" (a fraction <= 1 of the host's memory, shared), "1048576" (bytes). */
@@ -95,15 +96,23 @@ void gasneti_segment_limits_init(void) {
             gasneti_launch_error("GASNET_MAX_SEGSIZE=%s means %s per process; %u processes on this host need more "
                                  "than its %s of memory", s, a, pph, b);
         }
+        snprintf(limited_by, sizeof(limited_by), "GASNET_MAX_SEGSIZE=%s", s);
     }
     struct rlimit rl;
     if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY) {
         /* every neighbor's segment is mapped here too; leave a quarter for everything else */
         uint64_t as = (uint64_t)rl.rlim_cur / 4 * 3 / gasneti_nbrhd_size;
-        if (as < want) want = as;
+        if (as < want) {
+            want = as;
+            snprintf(limited_by, sizeof(limited_by), "the address-space limit (ulimit -v)");
+        }
     }
-    uint64_t space = gasneti_shm_space_available() / gasneti_nbrhd_size;
-    if (space < want) want = space;
+    uint64_t avail = gasneti_shm_space_available(); /* less what the AM queues may come to fill */
+    uint64_t space = (avail > gasneti_pshm_ctl_bytes ? avail - gasneti_pshm_ctl_bytes : 0) / gasneti_nbrhd_size;
+    if (space < want) {
+        want = space;
+        snprintf(limited_by, sizeof(limited_by), "free space in %s (see GASNET_PSHM_DIR)", gasneti_shm_dir_name());
+    }
     want &= ~(uint64_t)(GASNET_PAGESIZE - 1);
     gasneti_max_local_segsize = (uintptr_t)want;
 
@@ -125,6 +134,7 @@ typedef struct {
 
 static void check_shm_space(const seginfo_t *all) {
     uint64_t need = 0, have = gasneti_shm_space_available();
+    have = have > gasneti_pshm_ctl_bytes ? have - gasneti_pshm_ctl_bytes : 0;
     for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++) need += all[gasneti_nbrhd_ranks[i]].size;
     if (need <= have) return;
     if (gasneti_nbrhd_myidx == 0) {
@@ -135,7 +145,7 @@ static void check_shm_space(const seginfo_t *all) {
                              "segments but %s has only %s free; set GASNET_PSHM_DIR to a directory with more space "
                              "(a file-backed mapping), enlarge /dev/shm, or ask for smaller segments "
                              "(GASNET_MAX_SEGSIZE)", (unsigned)gasneti_nbrhd_size, a,
-                             getenv("GASNET_PSHM_DIR") ? getenv("GASNET_PSHM_DIR") : "/dev/shm", b);
+                             gasneti_shm_dir_name(), b);
     }
     gasneti_exit_now(1, 1);
 }
@@ -149,8 +159,8 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     size = (size + GASNET_PAGESIZE - 1) & ~(uintptr_t)(GASNET_PAGESIZE - 1); /* round up to a page */
     if (size == 0) size = GASNET_PAGESIZE;
     if (size > gasneti_max_local_segsize)
-        gasneti_fatalerror("gex_Segment_Attach: size %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu "
-                           "(see GASNET_MAX_SEGSIZE)", (size_t)size, (size_t)gasneti_max_local_segsize);
+        gasneti_fatalerror("gex_Segment_Attach: size %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu, "
+                           "limited by %s", (size_t)size, (size_t)gasneti_max_local_segsize, limited_by);
 
     seginfo_t me = {0, size}, *all = calloc(gasneti_nodes, sizeof(seginfo_t));
     gasneti_boot->exchange(&me, sizeof(me), all);
