@@ -11,7 +11,6 @@
 
 #define SLOTS 4     /* arrivals for barrier seq land in slot seq % SLOTS (skew is at most 1) */
 #define MAXROUNDS 32
-#define MAXOPS 16   /* barriers started and not yet complete, per process */
 
 typedef struct {
     int flags, value;
@@ -22,18 +21,18 @@ typedef struct {
     barval_t v;
 } arrival_t;
 
-typedef struct {
+typedef struct barop_s {
     uint32_t seq;
     int round, sent;  /* next round to finish; whether its message went out */
-    barval_t mine;    /* what this rank notified with */
     barval_t acc;     /* merged so far */
     gex_Event_t ev;   /* completion (pending counter) */
+    int keep;         /* legacy barrier: the waiter reads acc, then frees the op */
+    struct barop_s *next;
 } barop_t;
 
 static gex_HSL_t lock = GEX_HSL_INITIALIZER;
 static arrival_t arrivals[SLOTS][MAXROUNDS];
-static barop_t ops[MAXOPS];
-static int op_head, op_count; /* ring of started operations, oldest first */
+static barop_t *op_head, **op_tail = &op_head; /* started operations, oldest first (any number) */
 static uint32_t next_seq;
 static int nrounds = -1;
 static int in_progress;       /* guards against re-entry through a poll while sending */
@@ -64,11 +63,11 @@ void gasnete_progress(void) {
     if (__atomic_exchange_n(&in_progress, 1, __ATOMIC_ACQUIRE)) return; /* another thread (or a caller up the stack) is at it */
     for (;;) {
         gex_HSL_Lock(&lock);
-        if (!op_count) {
+        barop_t *op = op_head;
+        if (!op) {
             gex_HSL_Unlock(&lock);
             break;
         }
-        barop_t *op = &ops[op_head];
         int send_round = -1;
         barval_t send_val = op->acc;
         if (op->round < nrounds && !op->sent) {
@@ -86,13 +85,13 @@ void gasnete_progress(void) {
                 break; /* waiting for a peer */
             }
         }
-        if (op->round == nrounds) { /* complete */
-            gasneti_counter_done(&op->ev->pending);
-            op_head = (op_head + 1) % MAXOPS;
-            op_count--;
-            gasnete_progress_needed--;
-        }
         uint32_t seq = op->seq;
+        if (op->round == nrounds) { /* complete */
+            if (!(op_head = op->next)) op_tail = &op_head;
+            gasnete_progress_needed--;
+            gasneti_counter_done(&op->ev->pending);
+            if (!op->keep) free(op);
+        }
         gex_HSL_Unlock(&lock);
         if (send_round >= 0) {
             gex_Rank_t peer = (gex_Rank_t)((gasneti_mynode + (1u << send_round)) % gasneti_nodes);
@@ -103,21 +102,24 @@ void gasnete_progress(void) {
     __atomic_store_n(&in_progress, 0, __ATOMIC_RELEASE);
 }
 
-static barop_t *barrier_start(int flags, int value) {
+/* Returns the event; *keep_p (legacy) receives the op, which the caller frees. */
+static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
+    barop_t *op = calloc(1, sizeof(*op));
+    if (!op) gasneti_fatalerror("out of memory starting a barrier");
+    op->acc = (barval_t){flags, value};
+    op->ev = gasnete_event_new(1);
+    op->keep = (keep_p != NULL);
+    if (keep_p) *keep_p = op;
+    gex_Event_t ev = op->ev;
     gex_HSL_Lock(&lock);
     if (nrounds < 0)
         for (nrounds = 0; (1u << nrounds) < gasneti_nodes; nrounds++) {}
-    if (op_count == MAXOPS) gasneti_fatalerror("more than %d barriers in flight at once", MAXOPS);
-    barop_t *op = &ops[(op_head + op_count) % MAXOPS];
     op->seq = next_seq++;
-    op->round = 0;
-    op->sent = 0;
-    op->mine = op->acc = (barval_t){flags, value};
-    op->ev = gasnete_event_new(1);
-    op_count++;
+    *op_tail = op;
+    op_tail = &op->next;
     gasnete_progress_needed++;
     gex_HSL_Unlock(&lock);
-    return op;
+    return ev;
 }
 
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
@@ -125,7 +127,7 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Coll_BarrierNB");
     if (tm != gasneti_tm0) gasneti_fatalerror("gex_Coll_BarrierNB: only the primordial team exists in this release");
     if (flags) gasneti_fatalerror("gex_Coll_BarrierNB: flags must be 0 (got 0x%x)", (unsigned)flags);
-    gex_Event_t ev = barrier_start(GASNET_BARRIERFLAG_ANONYMOUS, 0)->ev;
+    gex_Event_t ev = barrier_start(GASNET_BARRIERFLAG_ANONYMOUS, 0, NULL);
     gasnete_progress();
     return ev;
 }
@@ -146,13 +148,14 @@ void gasnet_barrier_notify(int id, int flags) {
         gasneti_fatalerror("gasnet_barrier_notify: unknown flags 0x%x", (unsigned)flags);
     legacy.pending = 1;
     legacy.mine = (barval_t){flags, id};
-    legacy.op = barrier_start(flags, id);
-    legacy.ev = legacy.op->ev;
+    legacy.ev = barrier_start(flags, id, &legacy.op);
     gasnete_progress();
 }
 
 static int legacy_result(int id, int flags) {
-    barval_t acc = legacy.op->acc; /* final: the op slot is not reused before the next notify */
+    barval_t acc = legacy.op->acc; /* final: the op is complete and kept for us */
+    free(legacy.op);
+    legacy.op = NULL;
     legacy.pending = 0;
     gasnete_event_test(legacy.ev);
     if (acc.flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;

@@ -1,0 +1,64 @@
+# acinclude.m4: configure macros shared by every conduit (BUILD layer).
+# aclocal copies this file into aclocal.m4. The conduit macros below are the only way a
+# conduit enters configure: <c>-conduit/conduit.m4 calls GASNET_CONDUIT, a conduit that is
+# not written yet is named by GASNET_CONDUIT_UNAVAILABLE in configure.ac.
+
+# GASNET_CONDUIT(NAME, HELP, CHECKS)
+# --------------------------------------------------------------------------------------
+# Declares --enable-NAME/--disable-NAME. Without either option the conduit is built when
+# CHECKS find what it needs; with --enable-NAME a failed check stops configure.
+# CHECKS run with gasnet_conduit_ok=yes and, to skip the conduit, set
+# gasnet_conduit_ok=no and gasnet_conduit_why="<reason shown in the summary>".
+# Defines the automake conditional HAVE_<NAME>_CONDUIT, generates the forwarding
+# NAME-conduit/Makefile from other/conduit-forward.mk.in, and records the conduit in
+# GASNET_CONDUITS_ENABLED (make: "smp udp"), GASNETI_CONDUITS (C: "SMP UDP") and the
+# summary.
+AC_DEFUN([GASNET_CONDUIT], [
+AC_ARG_ENABLE([$1], [AS_HELP_STRING([--enable-$1], [$2])], [], [enable_$1=auto])
+gasnet_conduit_ok=no
+gasnet_conduit_why=
+AS_CASE([$enable_$1],
+  [no], [gasnet_conduit_why="disabled by --disable-$1"],
+  [yes|auto], [
+    gasnet_conduit_ok=yes
+    $3
+  ],
+  [AC_MSG_ERROR([bad value '$enable_$1' for --enable-$1 (use yes or no)])])
+AC_MSG_CHECKING([whether to build $1-conduit])
+AS_IF([test "$gasnet_conduit_ok" = yes], [AC_MSG_RESULT([yes])],
+      [AC_MSG_RESULT([no: $gasnet_conduit_why])])
+AS_IF([test "$enable_$1" = yes && test "$gasnet_conduit_ok" != yes],
+      [AC_MSG_ERROR([--enable-$1 was given, but $1-conduit cannot be built: $gasnet_conduit_why])])
+AS_IF([test "$gasnet_conduit_ok" = yes],
+      [GASNET_CONDUITS_ENABLED="$GASNET_CONDUITS_ENABLED $1"
+       GASNETI_CONDUITS="$GASNETI_CONDUITS m4_toupper([$1])"
+       GASNET_SUMMARY_ADD([$1], [enabled])],
+      [GASNET_SUMMARY_ADD([$1], [skipped: $gasnet_conduit_why])])
+AM_CONDITIONAL([HAVE_]m4_toupper([$1])[_CONDUIT], [test "$gasnet_conduit_ok" = yes])
+AC_CONFIG_FILES([$1-conduit/Makefile:other/conduit-forward.mk.in])
+])
+
+# GASNET_CONDUIT_UNAVAILABLE(NAME)
+# --------------------------------------------------------------------------------------
+# A conduit not written yet: --enable-NAME stops configure with a message saying so,
+# --disable-NAME is accepted, and the summary lists it as skipped with that reason.
+# Writing the conduit replaces this line of configure.ac by m4_include of its conduit.m4.
+AC_DEFUN([GASNET_CONDUIT_UNAVAILABLE], [
+AC_ARG_ENABLE([$1], [AS_HELP_STRING([--enable-$1], [$1-conduit (not available in this release)])],
+  [], [enable_$1=no])
+AS_IF([test "x$enable_$1" != xno],
+      [AC_MSG_ERROR([$1-conduit is not available in this release])])
+GASNET_SUMMARY_ADD([$1], [skipped: $1-conduit is not available in this release])
+AM_CONDITIONAL([HAVE_]m4_toupper([$1])[_CONDUIT], [false])
+])
+
+# GASNET_SUMMARY_ADD(NAME, TEXT): one line of the conduit table printed at the end.
+AC_DEFUN([GASNET_SUMMARY_ADD], [
+gasnet_summary_conduits="$gasnet_summary_conduits
+    m4_format([%-6s], [$1]) $2"
+])
+
+# GASNET_C_STRING(VAR, VALUE): VAR = VALUE escaped for use inside a C string literal.
+AC_DEFUN([GASNET_C_STRING], [
+$1=$(AS_ECHO(["$2"]) | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' | tr '\n' ' ' | sed -e 's/^ *//' -e 's/ *$//')
+])

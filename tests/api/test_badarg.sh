@@ -1,0 +1,117 @@
+#!/bin/bash
+# tests/api/test_badarg.sh: bad arguments and bad launches.
+#   test_badarg.sh debug  GASNET_RUN CONDUIT PROG GASNET_CONFIG_H
+#       (needs a library configured --enable-debug, else exits 77 = skip)
+#       each misuse of tests/api/test_badarg must end the job non-zero with a message on
+#       stderr naming the call and the bad value.
+#   test_badarg.sh always GASNET_RUN CONDUIT PROG GASNET_CONFIG_H
+#       (every build) GASNET_PSHM_NODES=0 and GASNET_MAX_SEGSIZE=100000GB must fail with a
+#       one-line error and a non-zero status, leaving nothing in /dev/shm; an AM to a
+#       handler index nobody registered ends the job non-zero with a message naming the
+#       index (the GASNet-1 spec makes this fatal in every build).
+# Layer: tests (driver).
+set -u
+[ $# -eq 5 ] || { echo "usage: test_badarg.sh debug|always GASNET_RUN CONDUIT PROG GASNET_CONFIG_H" >&2; exit 2; }
+GROUP=$1 RUN=$2 CONDUIT=$3 PROG=$4 CONFIG_H=$5
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-badarg.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+out="$tmp/out" err="$tmp/err"
+failed=0
+
+show() { echo "--- stdout:"; cat "$out"; echo "--- stderr:"; cat "$err"; }
+bad() { echo "FAIL test_badarg $GROUP $*"; show; failed=1; }
+
+# hex digits of a pointer, lowercase, without 0x and leading zeros
+hexdigits() { echo "$1" | tr 'A-F' 'a-f' | sed -e 's/^0x//' -e 's/^0*//'; }
+mentions_value() {
+    local v=$1
+    [ -z "$v" ] && return 0
+    case "$v" in
+        0x*|0X*) grep -qi -- "$(hexdigits "$v")" "$err" ;;
+        *) grep -Eq -- "(^|[^0-9])$v([^0-9]|\$)" "$err" ;;
+    esac
+}
+
+shm_snapshot() { ls -1A /dev/shm 2>/dev/null | sort; }
+# entries that appeared since the snapshot and are still there 2 s later
+shm_leaks() {
+    local new
+    new=$(comm -13 "$1" <(shm_snapshot))
+    [ -z "$new" ] && return 0
+    sleep 2
+    for f in $new; do [ -e "/dev/shm/$f" ] && echo "$f"; done
+}
+
+run_job() { # N ARGS... (extra environment comes from the caller)
+    local n=$1; shift
+    "$RUN" -c "$CONDUIT" -n "$n" -t 60 "$PROG" "$@" > "$out" 2> "$err"
+}
+
+case "$GROUP" in
+debug)
+    if ! grep -Eq '^[[:space:]]*#[[:space:]]*define[[:space:]]+GASNET_DEBUG[[:space:]]+1' "$CONFIG_H"; then
+        echo "SKIP test_badarg debug: library not configured with --enable-debug ($CONFIG_H)"
+        exit 77
+    fi
+    run_job 2 ok
+    st=$?
+    [ "$st" -eq 0 ] || bad "ok: correct use failed with status $st"
+    for spec in rank:gex_AM_RequestShort segment:gex_RMA_PutBlocking handler:gex_AM_RequestShort \
+                nargs:gex_AM_RequestShort category:gex_AM_RequestMedium medium-size:gex_AM_RequestMedium \
+                reply2:gex_AM_ReplyShort in-handler:gex_RMA_PutBlocking; do
+        mode=${spec%%:*} call=${spec#*:}
+        run_job 2 "$mode"
+        st=$?
+        value=$(sed -n 's/^BADVALUE=//p' "$out" | head -1)
+        if ! grep -q '^BADVALUE=' "$out"; then bad "$mode: the program did not reach the misuse (status $st)"; continue; fi
+        if [ "$st" -eq 0 ]; then bad "$mode: not detected (status 0)"; continue; fi
+        if [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then bad "$mode: the job hung or left processes (status $st)"; continue; fi
+        grep -q -- "$call" "$err" || { bad "$mode: stderr does not name $call"; continue; }
+        mentions_value "$value" || { bad "$mode: stderr does not show the bad value $value"; continue; }
+        echo "ok   $mode: status $st, message names $call${value:+ and $value}"
+    done
+    ;;
+always)
+    before="$tmp/shm.before"
+    shm_snapshot > "$before"
+    run_job 2 ok
+    st=$?
+    [ "$st" -eq 0 ] || bad "ok: a correct 2-rank job failed with status $st"
+
+    check_launch_error() { # name variable one_line(1|0) status
+        local name=$1 var=$2 exact=$3 st=$4
+        local lines
+        lines=$(grep -c . "$err")
+        if [ "$st" -eq 0 ]; then bad "$name: accepted (status 0)"; return; fi
+        if [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then bad "$name: the job hung or left processes (status $st)"; return; fi
+        if [ "$lines" -eq 0 ]; then bad "$name: no error message"; return; fi
+        if [ "$exact" = 1 ] && [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr, expected a one-line error"; return; fi
+        grep -q -- "$var" "$err" || { bad "$name: the message does not name $var"; return; }
+        echo "ok   $name: status $st: $(head -1 "$err")"
+    }
+    run_job 0 ok
+    check_launch_error "GASNET_PSHM_NODES=0" GASNET_PSHM_NODES 1 $?
+    GASNET_MAX_SEGSIZE=100000GB run_job 1 bigseg
+    check_launch_error "GASNET_MAX_SEGSIZE=100000GB, 1 rank" GASNET_MAX_SEGSIZE 1 $?
+    GASNET_MAX_SEGSIZE=100000GB run_job 2 bigseg
+    check_launch_error "GASNET_MAX_SEGSIZE=100000GB, 2 ranks" GASNET_MAX_SEGSIZE 0 $?
+    run_job 2 handler
+    st=$?
+    if [ "$st" -eq 0 ] || [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then
+        bad "handler: an AM to unregistered handler 201 gave status $st"
+    elif ! mentions_value 201; then
+        bad "handler: the message does not name handler index 201"
+    else
+        echo "ok   handler: status $st: $(grep -m1 201 "$err")"
+    fi
+    leaks=$(shm_leaks "$before")
+    [ -z "$leaks" ] || bad "left in /dev/shm: $leaks"
+    ;;
+*)
+    echo "test_badarg.sh: unknown group $GROUP" >&2; exit 2 ;;
+esac
+
+if [ "$failed" -ne 0 ]; then exit 1; fi
+echo "PASS test_badarg $GROUP"
+exit 0

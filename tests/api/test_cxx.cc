@@ -1,0 +1,89 @@
+// tests/api/test_cxx.cc: the public headers from C++11 (-std=c++11 -Wall -Werror):
+// init, a Short AM (numbered and variadic), put/get, EX and legacy barriers.
+// Layer: tests (public API only).  Run with 1, 2, 4 ranks.
+#include <gasnetex.h>
+#include <gasnet.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cstdint>
+
+static gex_TM_t tm;
+static gex_Rank_t me, nranks;
+static volatile long got;
+static gex_HSL_t lock = GEX_HSL_INITIALIZER;
+
+#define CXX_CHECK(cond)                                                                      \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            std::fprintf(stderr, "test_cxx: rank %u: FAILED check `%s` at %s:%d\n",           \
+                         static_cast<unsigned>(me), #cond, __FILE__, __LINE__);              \
+            std::fflush(stderr);                                                             \
+            gasnet_exit(1);                                                                  \
+        }                                                                                    \
+    } while (0)
+
+static void ping(gex_Token_t token, gex_AM_Arg_t a, gex_AM_Arg_t b) {
+    gex_Token_Info_t info;
+    gex_TI_t mask = gex_Token_Info(token, &info, GEX_TI_SRCRANK);
+    CXX_CHECK(mask & GEX_TI_SRCRANK);
+    CXX_CHECK(a == static_cast<gex_AM_Arg_t>(info.gex_srcrank) * 3 + 1);
+    CXX_CHECK(b == -static_cast<gex_AM_Arg_t>(me) - 7);
+    gex_HSL_Lock(&lock);
+    got++;
+    gex_HSL_Unlock(&lock);
+}
+
+int main(int argc, char **argv) {
+    gex_Client_t client;
+    gex_EP_t ep;
+    if (gex_Client_Init(&client, &ep, &tm, "CXX_TEST", &argc, &argv, GEX_FLAG_USES_GASNET1) != GASNET_OK) {
+        std::fprintf(stderr, "test_cxx: gex_Client_Init failed\n");
+        return 1;
+    }
+    me = gex_TM_QueryRank(tm);
+    nranks = gex_TM_QuerySize(tm);
+    CXX_CHECK(sizeof(gex_Event_t) == sizeof(std::uintptr_t));
+
+    gex_AM_Entry_t table[] = {
+        { 0, reinterpret_cast<gex_AM_Fn_t>(&ping), GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 2, nullptr, "ping" },
+    };
+    CXX_CHECK(gex_EP_RegisterHandlers(ep, table, 1) == GASNET_OK);
+    CXX_CHECK(table[0].gex_index == 255);
+    gex_Segment_t seg = GEX_SEGMENT_INVALID;
+    CXX_CHECK(gex_Segment_Attach(&seg, tm, 16 * GASNET_PAGESIZE) == GASNET_OK);
+    auto *base = static_cast<std::uint64_t *>(gex_Segment_QueryAddr(seg));
+    base[0] = 0;
+
+    const gex_Rank_t peer = (me + 1) % nranks;
+    void *peer_base = nullptr;
+    CXX_CHECK(gex_Segment_QueryBound(tm, peer, &peer_base, nullptr, nullptr) == 0);
+
+    // a Short AM to every rank, numbered and variadic forms
+    for (gex_Rank_t r = 0; r < nranks; ++r) {
+        CXX_CHECK(gex_AM_RequestShort2(tm, r, table[0].gex_index, 0, me * 3 + 1, -static_cast<int>(r) - 7) == 0);
+        CXX_CHECK(gex_AM_RequestShort(tm, r, table[0].gex_index, 0, me * 3 + 1, -static_cast<int>(r) - 7) == 0);
+    }
+    GASNET_BLOCKUNTIL(got == 2 * static_cast<long>(nranks));
+
+    // put to the right neighbor, barrier, check mine, get it back
+    std::uint64_t v = 0xC0FFEE00ull + me;
+    CXX_CHECK(gex_RMA_PutBlocking(tm, peer, peer_base, &v, sizeof v, 0) == 0);
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    const gex_Rank_t left = (me + nranks - 1) % nranks;
+    CXX_CHECK(base[0] == 0xC0FFEE00ull + left);
+    std::uint64_t w = 0;
+    gex_Event_t ev = gex_RMA_GetNB(tm, &w, peer, peer_base, sizeof w, 0);
+    gex_Event_Wait(ev);
+    CXX_CHECK(w == v);
+
+    gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    CXX_CHECK(gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) == GASNET_OK);
+    if (me == 0)
+        std::printf("test_cxx: PASS [%u ranks] C++11 client: AM, put/get, barriers\n", static_cast<unsigned>(nranks));
+    std::fflush(stdout);
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    gasnet_exit(0);
+    return 0;
+}

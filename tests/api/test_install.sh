@@ -1,0 +1,180 @@
+#!/bin/bash
+# tests/api/test_install.sh: build clients against an installed tree, the two ways users do.
+#   test_install.sh BUILDDIR SRCDIR [PREFIX]
+# With PREFIX (an existing installation): uses it as it is.  Without: installs BUILDDIR
+# with `make install DESTDIR=<tmp>` and uses <tmp><prefix>; the fragment is then used with
+# GASNET_PREFIX=<tmp><prefix> on the make command line and the .pc file with
+# `pkg-config --define-prefix`, their relocation knobs.  Checks:
+#   - a client (hello + one AM + one put) built with `include .../smp-par.mak`, then
+#     $(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) -c x.c and
+#     $(GASNET_LD) $(GASNET_LDFLAGS) -o x x.o $(GASNET_LIBS), runs with 2 processes;
+#   - the same built with `pkg-config --cflags --libs gasnet-smp-par`;
+#   - include/gasnet_config.h has exactly one #define each of GASNET_RELEASE_VERSION_MAJOR,
+#     _MINOR and _PATCH (the major a year);
+#   - the library and the client carry the ident string "$GASNetConduitName: SMP $";
+#   - a PAR object linked with -lgasnet-smp-seq fails with an undefined symbol naming PAR.
+# The temporary directory is removed.  Layer: tests (driver).
+set -u
+[ $# -ge 2 ] || { echo "usage: test_install.sh BUILDDIR SRCDIR [PREFIX]" >&2; exit 2; }
+BUILDDIR=$(cd "$1" && pwd) || exit 2
+SRCDIR=$(cd "$2" && pwd) || exit 2
+PREFIX=${3:-}
+RUN="$SRCDIR/tests/harness/gasnet-run"
+MAKE=${MAKE:-make}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-install.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+bad() { echo "FAIL test_install: $*"; failed=1; }
+okmsg() { echo "ok   $*"; }
+
+if [ -z "$PREFIX" ]; then
+    # MAKEFLAGS of an enclosing `make check` would point at its jobserver
+    if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE -C "$BUILDDIR" install DESTDIR="$tmp/stage" > "$tmp/install.log" 2>&1; then
+        echo "FAIL test_install: make install DESTDIR=$tmp/stage failed:"
+        tail -n 40 "$tmp/install.log"
+        exit 1
+    fi
+    cfg_prefix=$(sed -n 's/^prefix = //p' "$BUILDDIR/Makefile" | head -1)
+    ROOT="$tmp/stage$cfg_prefix"
+    MAKE_RELOC="GASNET_PREFIX=$ROOT"
+    PC_RELOC="--define-prefix"
+    okmsg "installed with DESTDIR into $ROOT"
+else
+    ROOT=$(cd "$PREFIX" && pwd) || exit 2
+    MAKE_RELOC=""
+    PC_RELOC=""
+fi
+[ -d "$ROOT/include" ] && [ -d "$ROOT/lib" ] || { echo "FAIL test_install: no include/ and lib/ under $ROOT"; exit 1; }
+
+# ---- the installed files clients look for ----
+for f in include/gasnetex.h include/gasnet.h include/gasnet_tools.h include/gasnet_config.h \
+         include/smp-conduit/gasnet_core.h include/smp-conduit/smp-seq.mak include/smp-conduit/smp-par.mak \
+         include/smp-conduit/smp-parsync.mak lib/libgasnet-smp-seq.a lib/libgasnet-smp-par.a \
+         lib/libgasnet-smp-parsync.a lib/pkgconfig/gasnet-smp-seq.pc lib/pkgconfig/gasnet-smp-par.pc \
+         lib/pkgconfig/gasnet-smp-parsync.pc; do
+    [ -f "$ROOT/$f" ] || bad "missing $f"
+done
+[ -d "$ROOT/share/doc/GASNet" ] || bad "missing share/doc/GASNet/"
+
+# ---- gasnet_config.h: one #define each for the release version ----
+for part in MAJOR MINOR PATCH; do
+    n=$(grep -Ec "^[[:space:]]*#[[:space:]]*define[[:space:]]+GASNET_RELEASE_VERSION_$part([[:space:]]|\$)" "$ROOT/include/gasnet_config.h")
+    [ "$n" -eq 1 ] || bad "include/gasnet_config.h has $n #define lines for GASNET_RELEASE_VERSION_$part"
+done
+major=$(sed -n 's/^[[:space:]]*#[[:space:]]*define[[:space:]]\{1,\}GASNET_RELEASE_VERSION_MAJOR[[:space:]]\{1,\}\([0-9]*\).*/\1/p' "$ROOT/include/gasnet_config.h")
+[ -n "$major" ] && [ "$major" -ge 2000 ] && [ "$major" -le 2100 ] || bad "GASNET_RELEASE_VERSION_MAJOR '$major' is not a year"
+
+# ---- the fragments contain only variable assignments ----
+for m in seq par parsync; do
+    frag="$ROOT/include/smp-conduit/smp-$m.mak"
+    [ -f "$frag" ] || continue
+    nonassign=$(grep -Ev '^[[:space:]]*(#.*)?$' "$frag" | grep -Ev '^[A-Za-z_][A-Za-z0-9_]*[[:space:]]*[:?+]?=' || true)
+    [ -z "$nonassign" ] || bad "smp-$m.mak has lines that are not assignments: $nonassign"
+    for v in GASNET_PREFIX GASNET_CC GASNET_OPT_CFLAGS GASNET_MISC_CFLAGS GASNET_MISC_CPPFLAGS GASNET_DEVWARN_CFLAGS \
+             GASNET_CXX GASNET_DEFINES GASNET_INCLUDES GASNET_LIBDIRS GASNET_CFLAGS GASNET_CPPFLAGS GASNET_CXXFLAGS \
+             GASNET_CXXCPPFLAGS GASNET_LD GASNET_LDFLAGS GASNET_LIBS GASNET_LD_REQUIRES_CXX GASNET_LD_REQUIRES_MPI; do
+        grep -Eq "^${v}[[:space:]]*[:?]?=" "$frag" || bad "smp-$m.mak does not set $v"
+    done
+done
+
+# ---- a client ----
+mkdir -p "$tmp/mak" "$tmp/pc" "$tmp/mismatch"
+cat > "$tmp/x.c" <<'EOF'
+#include <gasnetex.h>
+#include <gasnet.h>
+#include <stdio.h>
+#include <stdint.h>
+static volatile int got;
+static void hello_handler(gex_Token_t t, gex_AM_Arg_t a) { (void)t; got = a; }
+int main(int argc, char **argv) {
+    gex_Client_t client; gex_EP_t ep; gex_TM_t tm; gex_Segment_t seg;
+    if (gex_Client_Init(&client, &ep, &tm, "INSTALL_TEST", &argc, &argv, GEX_FLAG_USES_GASNET1)) return 1;
+    gex_AM_Entry_t tab[1] = { { 0, (gex_AM_Fn_t)hello_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "hello" } };
+    if (gex_EP_RegisterHandlers(ep, tab, 1)) return 2;
+    if (gex_Segment_Attach(&seg, tm, 1 << 16)) return 3;
+    gex_Rank_t me = gex_TM_QueryRank(tm), n = gex_TM_QuerySize(tm);
+    gex_Rank_t right = (me + 1) % n, left = (me + n - 1) % n;
+    void *rbase = NULL;
+    if (gex_Segment_QueryBound(tm, right, &rbase, NULL, NULL)) return 4;
+    gex_AM_RequestShort1(tm, right, tab[0].gex_index, 0, 1000 + (int)me);
+    GASNET_BLOCKUNTIL(got != 0);
+    uint64_t v = 5000 + me;
+    gex_RMA_PutBlocking(tm, right, rbase, &v, sizeof v, 0);
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    uint64_t mine = *(uint64_t *)gex_Segment_QueryAddr(seg);
+    printf("rank %u of %u: hello, AM %s, put %s\n", (unsigned)me, (unsigned)n,
+           got == 1000 + (int)left ? "ok" : "WRONG", mine == 5000 + left ? "ok" : "WRONG");
+    fflush(stdout);
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    gasnet_exit(0);
+    return 0;
+}
+EOF
+cat > "$tmp/mak/Makefile" <<EOF
+include $ROOT/include/smp-conduit/smp-par.mak
+x: x.o
+	\$(GASNET_LD) \$(GASNET_LDFLAGS) -o x x.o \$(GASNET_LIBS)
+x.o: ../x.c
+	\$(GASNET_CC) \$(GASNET_CPPFLAGS) \$(GASNET_CFLAGS) -c ../x.c -o x.o
+EOF
+
+check_run() { # dir how
+    local d=$1 how=$2
+    "$RUN" -c smp -n 2 -t 60 "$d/x" > "$d/run.out" 2>&1
+    local st=$?
+    if [ "$st" -ne 0 ]; then bad "$how: the client exited with status $st:"; cat "$d/run.out"; return; fi
+    for r in 0 1; do
+        grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
+    done
+    strings -a "$d/x" | grep -qF '$GASNetConduitName: SMP $' || bad "$how: the client has no \$GASNetConduitName: SMP \$ ident string"
+    okmsg "$how: built, ran with 2 processes"
+}
+
+if (cd "$tmp/mak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+    check_run "$tmp/mak" "smp-par.mak"
+else
+    bad "building with smp-par.mak failed:"; cat "$tmp/mak/build.log"
+fi
+
+export PKG_CONFIG_PATH="$ROOT/lib/pkgconfig"
+if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-smp-par 2>"$tmp/pc/pc.err"); then
+    cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-smp-par)
+    [ -n "$cc" ] || cc=cc
+    if (cd "$tmp/pc" && $cc -o x ../x.c $pc > build.log 2>&1); then
+        check_run "$tmp/pc" "pkg-config gasnet-smp-par"
+    else
+        bad "building with pkg-config failed ($cc -o x x.c $pc):"; cat "$tmp/pc/build.log"
+    fi
+else
+    bad "pkg-config --cflags --libs gasnet-smp-par failed:"; cat "$tmp/pc/pc.err"
+fi
+
+# ---- the ident string in the libraries ----
+for m in seq par parsync; do
+    strings -a "$ROOT/lib/libgasnet-smp-$m.a" | grep -qF '$GASNetConduitName: SMP $' ||
+        bad "lib/libgasnet-smp-$m.a has no \$GASNetConduitName: SMP \$ ident string"
+done
+
+# ---- a PAR object cannot link with the SEQ library ----
+cat > "$tmp/mismatch/Makefile" <<EOF
+include $ROOT/include/smp-conduit/smp-par.mak
+PAR_CC := \$(GASNET_CC) \$(GASNET_CPPFLAGS) \$(GASNET_CFLAGS)
+include $ROOT/include/smp-conduit/smp-seq.mak
+x: ../x.c
+	\$(PAR_CC) -c ../x.c -o x.o
+	\$(GASNET_LD) \$(GASNET_LDFLAGS) -o x x.o \$(GASNET_LIBS)
+EOF
+if (cd "$tmp/mismatch" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+    bad "a GASNET_PAR object linked with -lgasnet-smp-seq without error"
+elif ! grep -q -- '-lgasnet-smp-seq' "$tmp/mismatch/build.log" || ! grep -q -- '-DGASNET_PAR' "$tmp/mismatch/build.log"; then
+    bad "the mode-mismatch build did not compile with -DGASNET_PAR and link -lgasnet-smp-seq:"; cat "$tmp/mismatch/build.log"
+elif grep -Eq "undefined reference to .*PAR" "$tmp/mismatch/build.log"; then
+    okmsg "PAR object + SEQ library: $(grep -Eo "undefined reference to [^ ]*PAR[^ ]*" "$tmp/mismatch/build.log" | head -1)"
+else
+    bad "the PAR/SEQ link failed, but not with an undefined symbol naming PAR:"; cat "$tmp/mismatch/build.log"
+fi
+
+if [ "$failed" -ne 0 ]; then exit 1; fi
+echo "PASS test_install ($ROOT)"
+exit 0

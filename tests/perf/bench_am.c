@@ -1,0 +1,240 @@
+/* tests/perf/bench_am.c - Active Message benchmarks on 2 processes (run by `make bench`).
+ * Layer: tests (client code).
+ *
+ *   am_short_rtt   gex_AM_RequestShort0 to rank 1, whose handler replies with
+ *                  gex_AM_ReplyShort0; rank 0 waits with GASNET_BLOCKUNTIL.
+ *   raw_flag_rtt   baseline: the same two processes bounce a counter through two
+ *                  cache-line-separated flags (one written by each) in a
+ *                  MAP_SHARED|MAP_ANONYMOUS mapping made before gex_Client_Init (so every
+ *                  rank inherits it), with no library call.
+ *   raw_toggle_rtt baseline: the same, with one flag that each side advances in turn.
+ *                  The ratio is taken against the faster of the two raw figures.
+ *   am_medium64k_rtt  64 KiB Medium request, Short reply.
+ *   am_short_flood    one-way Short requests; the last one's handler replies.
+ * Raw and AM runs alternate, and each figure is the best of BENCH_RUNS runs. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* clock_gettime, MAP_ANONYMOUS, posix_memalign under -std=c11 */
+#endif
+#include "bench_util.h"
+
+#include <sys/mman.h>
+
+enum { H_PING = 200, H_PONG, H_MED, H_FLOOD };
+
+#define RTT_WARMUP 20000L
+#define RTT_ITERS 200000L
+#define MED_BYTES 65536u
+#define MED_WARMUP 500L
+#define MED_ITERS 5000L
+#define FLOOD_MSGS 500000L
+#define RTT_TARGET 1.3
+
+typedef struct {
+    _Alignas(64) atomic_uint_fast64_t ping; /* written by rank 0 */
+    _Alignas(64) atomic_uint_fast64_t pong; /* written by rank 1 */
+    _Alignas(64) atomic_uint_fast64_t toggle; /* odd: rank 0 wrote it, even: rank 1 */
+    _Alignas(64) atomic_uint_fast64_t nonce;
+} raw_flags_t;
+
+static raw_flags_t *g_raw;
+static uint64_t g_raw_seq, g_raw_toggle; /* round trips done so far; same on both ranks */
+
+static atomic_uint_fast64_t g_requests, g_replies, g_med_errors;
+static uint64_t g_flood_last; /* g_requests value at which the flood handler replies */
+
+static void h_ping(gex_Token_t t) {
+    atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed);
+    gex_AM_ReplyShort0(t, H_PONG, 0);
+}
+
+static void h_pong(gex_Token_t t) {
+    (void)t;
+    atomic_fetch_add_explicit(&g_replies, 1, memory_order_relaxed);
+}
+
+static void h_med(gex_Token_t t, void *buf, size_t nbytes) {
+    const unsigned char *b = buf;
+    if (nbytes != MED_BYTES || b[0] != 0x5a || b[nbytes / 2] != 0x33 || b[nbytes - 1] != 0xa5)
+        atomic_fetch_add_explicit(&g_med_errors, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed);
+    gex_AM_ReplyShort0(t, H_PONG, 0);
+}
+
+static void h_flood(gex_Token_t t) {
+    uint64_t n = atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed) + 1;
+    if (n == g_flood_last) gex_AM_ReplyShort0(t, H_PONG, 0);
+}
+
+static gex_AM_Entry_t g_handlers[] = {
+    {H_PING, (gex_AM_Fn_t)h_ping, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "h_ping"},
+    {H_PONG, (gex_AM_Fn_t)h_pong, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 0, NULL, "h_pong"},
+    {H_MED, (gex_AM_Fn_t)h_med, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "h_med"},
+    {H_FLOOD, (gex_AM_Fn_t)h_flood, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "h_flood"},
+};
+
+/* One timed run of the raw two-flag baseline; returns ns per round trip on rank 0. */
+static double raw_rtt_run(const bench_job_t *j, long iters) {
+    uint64_t base = g_raw_seq, t0 = 0, t1 = 0;
+    g_raw_seq += RTT_WARMUP + iters;
+    bench_barrier(j);
+    if (j->me == 0) {
+        for (uint64_t i = base + 1; i <= g_raw_seq; i++) {
+            if (i == base + RTT_WARMUP + 1) t0 = bench_now_ns();
+            atomic_store_explicit(&g_raw->ping, i, memory_order_release);
+            while (atomic_load_explicit(&g_raw->pong, memory_order_acquire) != i) {
+            }
+        }
+        t1 = bench_now_ns();
+    } else if (j->me == 1) {
+        for (uint64_t i = base + 1; i <= g_raw_seq; i++) {
+            while (atomic_load_explicit(&g_raw->ping, memory_order_acquire) != i) {
+            }
+            atomic_store_explicit(&g_raw->pong, i, memory_order_release);
+        }
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
+}
+
+/* One timed run of the raw one-flag baseline: round trip i takes the flag from 2i-2 to
+ * 2i-1 (rank 0) and on to 2i (rank 1). */
+static double raw_toggle_run(const bench_job_t *j, long iters) {
+    uint64_t base = g_raw_toggle, t0 = 0, t1 = 0;
+    g_raw_toggle += RTT_WARMUP + iters;
+    bench_barrier(j);
+    if (j->me == 0) {
+        for (uint64_t i = base + 1; i <= g_raw_toggle; i++) {
+            if (i == base + RTT_WARMUP + 1) t0 = bench_now_ns();
+            atomic_store_explicit(&g_raw->toggle, 2 * i - 1, memory_order_release);
+            while (atomic_load_explicit(&g_raw->toggle, memory_order_acquire) != 2 * i) {
+            }
+        }
+        t1 = bench_now_ns();
+    } else if (j->me == 1) {
+        for (uint64_t i = base + 1; i <= g_raw_toggle; i++) {
+            while (atomic_load_explicit(&g_raw->toggle, memory_order_acquire) != 2 * i - 1) {
+            }
+            atomic_store_explicit(&g_raw->toggle, 2 * i, memory_order_release);
+        }
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
+}
+
+/* One timed run of request/reply round trips (Short, or Medium of MED_BYTES). */
+static double am_rtt_run(const bench_job_t *j, long warmup, long iters, const void *medbuf) {
+    uint64_t t0 = 0, t1 = 0;
+    uint64_t req_goal = atomic_load(&g_requests) + (uint64_t)(warmup + iters);
+    bench_barrier(j);
+    if (j->me == 0) {
+        uint64_t want = atomic_load(&g_replies);
+        for (long i = 0; i < warmup + iters; i++) {
+            if (i == warmup) t0 = bench_now_ns();
+            if (medbuf)
+                gex_AM_RequestMedium0(j->tm, 1, H_MED, medbuf, MED_BYTES, GEX_EVENT_NOW, 0);
+            else
+                gex_AM_RequestShort0(j->tm, 1, H_PING, 0);
+            want++;
+            GASNET_BLOCKUNTIL(atomic_load_explicit(&g_replies, memory_order_acquire) == want);
+        }
+        t1 = bench_now_ns();
+    } else if (j->me == 1) {
+        GASNET_BLOCKUNTIL(atomic_load_explicit(&g_requests, memory_order_acquire) == req_goal);
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
+}
+
+/* One run of the one-way flood; returns messages per second on rank 0. */
+static double flood_run(const bench_job_t *j, long msgs) {
+    uint64_t t0 = 0, t1 = 0;
+    g_flood_last = atomic_load(&g_requests) + (uint64_t)msgs;
+    bench_barrier(j);
+    if (j->me == 0) {
+        uint64_t want = atomic_load(&g_replies) + 1;
+        t0 = bench_now_ns();
+        for (long i = 0; i < msgs; i++) gex_AM_RequestShort0(j->tm, 1, H_FLOOD, 0);
+        GASNET_BLOCKUNTIL(atomic_load_explicit(&g_replies, memory_order_acquire) == want);
+        t1 = bench_now_ns();
+    } else if (j->me == 1) {
+        GASNET_BLOCKUNTIL(atomic_load_explicit(&g_requests, memory_order_acquire) == g_flood_last);
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)msgs * 1e9 / (double)(t1 - t0) : 0.0;
+}
+
+/* The raw mapping must really be shared by ranks 0 and 1 (they are forked after it was
+ * made); rank 0 publishes a nonce there and rank 1 compares it with the one it gets
+ * through the library. */
+static void check_raw_shared(const bench_job_t *j) {
+    uint64_t nonce = bench_now_ns() ^ 0x9e3779b97f4a7c15u;
+    if (j->me == 0) {
+        atomic_store(&g_raw->nonce, nonce);
+        memcpy(j->my_seg, &nonce, sizeof nonce);
+    }
+    bench_barrier(j);
+    if (j->me == 1) {
+        uint64_t got = 0;
+        gex_RMA_GetBlocking(j->tm, &got, 0, j->peer_seg, sizeof got, 0);
+        if (got != atomic_load(&g_raw->nonce))
+            bench_fail(j, "the MAP_SHARED baseline mapping is not shared between ranks 0 and 1 "
+                          "(ranks are not forked from the process that called main)");
+    }
+    bench_barrier(j);
+}
+
+int main(int argc, char **argv) {
+    g_raw = mmap(NULL, sizeof(raw_flags_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                 -1, 0);
+    if (g_raw == MAP_FAILED) {
+        perror("mmap");
+        return 1;
+    }
+    bench_job_t job, *j = &job;
+    bench_init(j, &argc, &argv, "BENCH_AM", 1u << 20, g_handlers,
+               sizeof g_handlers / sizeof g_handlers[0]);
+    check_raw_shared(j);
+    if (j->me == 0) {
+        size_t maxmed = gex_AM_MaxRequestMedium(j->tm, 1, GEX_EVENT_NOW, 0, 0);
+        printf("# bench_am (%s): %u processes, best of %d runs; max request medium %zu\n",
+               BENCH_MODE, (unsigned)j->nranks, BENCH_RUNS, maxmed);
+        if (maxmed < MED_BYTES) bench_fail(j, "gex_AM_MaxRequestMedium() < 65536");
+    }
+
+    double raw = 1e30, tog = 1e30, am = 1e30, med = 1e30, rate = 0.0;
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double a = raw_rtt_run(j, RTT_ITERS);
+        double t = raw_toggle_run(j, RTT_ITERS);
+        double b = am_rtt_run(j, RTT_WARMUP, RTT_ITERS, NULL);
+        if (a < raw) raw = a;
+        if (t < tog) tog = t;
+        if (b < am) am = b;
+    }
+    unsigned char *medbuf = malloc(MED_BYTES);
+    if (!medbuf) bench_fail(j, "malloc");
+    memset(medbuf, 0x11, MED_BYTES);
+    medbuf[0] = 0x5a, medbuf[MED_BYTES / 2] = 0x33, medbuf[MED_BYTES - 1] = 0xa5;
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double m = am_rtt_run(j, MED_WARMUP, MED_ITERS, medbuf);
+        if (m < med) med = m;
+    }
+    (void)flood_run(j, FLOOD_MSGS / 10); /* warm-up */
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double f = flood_run(j, FLOOD_MSGS);
+        if (f > rate) rate = f;
+    }
+    if (j->me == 1 && atomic_load(&g_med_errors) != 0)
+        bench_fail(j, "AM Medium payload arrived corrupted or with a wrong length");
+    if (j->me == 0) {
+        bench_print("raw_flag_rtt", raw, "ns");
+        bench_print("raw_toggle_rtt", tog, "ns");
+        bench_print("am_short_rtt", am, "ns");
+        bench_ratio("am_short_rtt_vs_raw", am / (raw < tog ? raw : tog), 1, RTT_TARGET);
+        bench_print("am_medium64k_rtt", med, "ns");
+        bench_print("am_short_flood", rate, "msgs/s");
+    }
+    free(medbuf);
+    munmap(g_raw, sizeof(raw_flags_t));
+    bench_finish(j);
+    return 0;
+}

@@ -1,0 +1,150 @@
+/* tests/perf/bench_rma.c - RMA benchmarks on 2 processes (run by `make bench`).
+ * Layer: tests (client code).
+ *
+ *   put8 / get8     gex_RMA_PutBlocking / GetBlocking of 8 bytes into rank 1's segment,
+ *                   average ns per operation over many operations (target <= 10 ns).
+ *   put_bw_1MiB     gex_RMA_PutBlocking of 1 MiB from a private buffer into rank 1's
+ *                   segment, repeated; GB/s (1e9 bytes/s).
+ *   memcpy_bw_1MiB  baseline: memcpy of 1 MiB between two private buffers of rank 0,
+ *                   from the same source buffer. Target: put_bw / memcpy_bw >= 0.95.
+ * Only rank 0 times; rank 1 waits in a barrier and checks what arrived. Baseline and
+ * library runs alternate; each figure is the best of BENCH_RUNS runs. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* clock_gettime, MAP_ANONYMOUS, posix_memalign under -std=c11 */
+#endif
+#include "bench_util.h"
+
+#define WIN_SLOTS 512u                    /* 8-byte slots: a 4 KiB window at offset 0 */
+#define OP_WARMUP 100000L
+#define OP_ITERS 10000000L
+#define OP_TARGET_NS 10.0
+#define BW_BYTES (1u << 20)
+#define BW_OFFSET (1u << 20)              /* the 1 MiB destination in rank 1's segment */
+#define BW_REPS 1000L
+#define BW_TARGET 0.95
+#define SEG_BYTES (4u << 20)
+
+static uint64_t slot_pattern(unsigned k) { return 0x0101010101010101u * (k & 0xff) ^ 0xfeedfaceu; }
+static unsigned char bw_pattern(size_t k) { return (unsigned char)(k * 7 + 3); }
+
+static double put8_run(const bench_job_t *j, uint64_t salt) {
+    uint64_t *win = j->peer_seg, t0 = 0, t1 = 0;
+    bench_barrier(j);
+    if (j->me == 0) {
+        for (long i = -OP_WARMUP; i < OP_ITERS; i++) {
+            if (i == 0) t0 = bench_now_ns();
+            uint64_t v = salt + (uint64_t)i;
+            gex_RMA_PutBlocking(j->tm, 1, win + ((unsigned long)i % WIN_SLOTS), &v, 8, 0);
+            BENCH_COMPILER_BARRIER();
+        }
+        t1 = bench_now_ns();
+    }
+    bench_barrier(j);
+    if (j->me == 1) { /* slot k holds the last value put there */
+        const uint64_t *mine = j->my_seg;
+        for (unsigned k = 0; k < WIN_SLOTS; k++) {
+            uint64_t last = (uint64_t)(OP_ITERS - 1) - (uint64_t)(OP_ITERS - 1 - k) % WIN_SLOTS;
+            if (mine[k] != salt + last) bench_fail(j, "8-byte put: wrong value in the target slot");
+        }
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)(t1 - t0) / (double)OP_ITERS : 0.0;
+}
+
+static double get8_run(const bench_job_t *j) {
+    uint64_t *win = j->peer_seg, t0 = 0, t1 = 0, sum = 0, expect = 0;
+    if (j->me == 1) {
+        uint64_t *mine = j->my_seg;
+        for (unsigned k = 0; k < WIN_SLOTS; k++) mine[k] = slot_pattern(k);
+    }
+    bench_barrier(j);
+    if (j->me == 0) {
+        for (long i = -OP_WARMUP; i < OP_ITERS; i++) {
+            if (i == 0) t0 = bench_now_ns();
+            uint64_t v;
+            gex_RMA_GetBlocking(j->tm, &v, 1, win + ((unsigned long)i % WIN_SLOTS), 8, 0);
+            BENCH_COMPILER_BARRIER();
+            sum += v;
+        }
+        t1 = bench_now_ns();
+        for (long i = -OP_WARMUP; i < OP_ITERS; i++) expect += slot_pattern((unsigned long)i % WIN_SLOTS);
+        if (sum != expect) bench_fail(j, "8-byte get: wrong values read");
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)(t1 - t0) / (double)OP_ITERS : 0.0;
+}
+
+/* Bandwidth of BW_REPS copies of BW_BYTES, in GB/s; dst == NULL means put to rank 1. */
+static double bw_run(const bench_job_t *j, const unsigned char *src, unsigned char *dst) {
+    unsigned char *remote = (unsigned char *)j->peer_seg + BW_OFFSET;
+    uint64_t t0 = 0, t1 = 0;
+    bench_barrier(j);
+    if (j->me == 0) {
+        for (long r = -1; r < BW_REPS; r++) { /* r == -1: warm-up */
+            if (r == 0) t0 = bench_now_ns();
+            if (dst)
+                memcpy(dst, src, BW_BYTES);
+            else
+                gex_RMA_PutBlocking(j->tm, 1, remote, src, BW_BYTES, 0);
+            BENCH_COMPILER_BARRIER();
+        }
+        t1 = bench_now_ns();
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)BW_BYTES * (double)BW_REPS / (double)(t1 - t0) : 0.0;
+}
+
+static void check_bw_landed(const bench_job_t *j) {
+    bench_barrier(j);
+    if (j->me == 1) {
+        const unsigned char *mine = (const unsigned char *)j->my_seg + BW_OFFSET;
+        for (size_t k = 0; k < BW_BYTES; k++)
+            if (mine[k] != bw_pattern(k)) bench_fail(j, "1 MiB put: wrong data in the target");
+    }
+    bench_barrier(j);
+}
+
+int main(int argc, char **argv) {
+    bench_job_t job, *j = &job;
+    bench_init(j, &argc, &argv, "BENCH_RMA", SEG_BYTES, NULL, 0);
+    if (j->seg_size < BW_OFFSET + BW_BYTES) bench_fail(j, "segment smaller than 2 MiB");
+    if (j->me == 0)
+        printf("# bench_rma (%s): %u processes, best of %d runs; segment %lu bytes\n", BENCH_MODE,
+               (unsigned)j->nranks, BENCH_RUNS, (unsigned long)j->seg_size);
+
+    double put = 1e30, get = 1e30, bw_put = 0.0, bw_mem = 0.0;
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double p = put8_run(j, (uint64_t)(r + 1) << 40);
+        double g = get8_run(j);
+        if (p < put) put = p;
+        if (g < get) get = g;
+    }
+
+    void *srcp = NULL, *dstp = NULL;
+    if (posix_memalign(&srcp, 4096, BW_BYTES) || posix_memalign(&dstp, 4096, BW_BYTES))
+        bench_fail(j, "posix_memalign");
+    unsigned char *src = srcp, *dst = dstp;
+    for (size_t k = 0; k < BW_BYTES; k++) src[k] = bw_pattern(k);
+    memset(dst, 0, BW_BYTES);
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double m = bw_run(j, src, dst);
+        double p = bw_run(j, src, NULL);
+        if (m > bw_mem) bw_mem = m;
+        if (p > bw_put) bw_put = p;
+    }
+    check_bw_landed(j);
+
+    if (j->me == 0) {
+        bench_print("put8", put, "ns");
+        bench_ratio("put8_ns", put, 1, OP_TARGET_NS);
+        bench_print("get8", get, "ns");
+        bench_ratio("get8_ns", get, 1, OP_TARGET_NS);
+        bench_print("memcpy_bw_1MiB", bw_mem, "GB/s");
+        bench_print("put_bw_1MiB", bw_put, "GB/s");
+        bench_ratio("put_bw_1MiB_vs_memcpy", bw_put / bw_mem, 0, BW_TARGET);
+    }
+    free(src);
+    free(dst);
+    bench_finish(j);
+    return 0;
+}
