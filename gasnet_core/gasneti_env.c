@@ -15,7 +15,8 @@ static int verbose_env(void) {
         const char *v = getenv("GASNET_VERBOSEENV");
         verboseenv = v && *v && strcmp(v, "0") && strcasecmp(v, "no");
     }
-    return verboseenv && gasneti_mynode == 0;
+    /* rank 0 reports; so does the launching process before any rank exists */
+    return verboseenv && (gasneti_mynode == 0 || gasneti_mynode == GEX_RANK_INVALID);
 }
 
 const char *gasneti_getenv(const char *name) {
@@ -82,20 +83,34 @@ void gasneti_fatalerror(const char *fmt, ...) {
     va_start(ap, fmt);
     vreport("FATAL ERROR", fmt, ap);
     va_end(ap);
+    gasneti_maybe_backtrace();
     gasneti_exit_now(1, 1);
 }
 
 /* Mistakes in how the job was launched or configured: one line, exit status 1. */
+GASNETI_NORETURN static void launch_error(int print, const char *fmt, va_list ap) {
+    char msg[1024];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    if (print) {
+        fprintf(stderr, "GASNet: %s\n", msg);
+        fflush(stderr);
+    }
+    if (gasneti_boot) gasneti_exit_now(1, 1);
+    _exit(1);
+}
+
+/* Every rank sees the same environment: only rank 0 (or the launching process) prints. */
 void gasneti_launch_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char msg[1024];
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "GASNet: %s\n", msg);
-    fflush(stderr);
-    if (gasneti_boot) gasneti_exit_now(1, 1);
-    _exit(1);
+    launch_error(gasneti_mynode == 0 || gasneti_mynode == GEX_RANK_INVALID, fmt, ap);
+}
+
+/* A problem of one host: the caller makes sure one rank per host calls this. */
+void gasneti_host_launch_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    launch_error(1, fmt, ap);
 }
 
 void gasneti_warning(const char *fmt, ...) {

@@ -89,6 +89,10 @@ static void print_backtrace(void) {
 #endif
 }
 
+void gasneti_maybe_backtrace(void) {
+    if (want_backtrace) print_backtrace();
+}
+
 static void fatal_signal_handler(int sig) {
     char msg[160];
     int fatal = (sig != SIGINT && sig != SIGTERM && sig != SIGHUP);

@@ -101,6 +101,7 @@ extern uint64_t gasneti_physmem(void);
 extern unsigned gasneti_idle_polls_before_yield;
 extern void gasneti_poll_replies(void); /* replies only: safe while sending a reply */
 extern void gasneti_exit_init(void);
+extern void gasneti_maybe_backtrace(void); /* GASNET_BACKTRACE=1: print a backtrace to stderr */
 extern void gasneti_exit_now(int code, int noncollective) GASNETI_NORETURN;
 extern volatile int gasneti_exiting;
 extern void gasnete_progress(void);     /* extended-layer progress (barriers) */
@@ -109,6 +110,7 @@ extern int gasnete_progress_needed;
 /* ---- errors and environment ---- */
 extern void gasneti_fatalerror(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;
 extern void gasneti_launch_error(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;
+extern void gasneti_host_launch_error(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;
 extern void gasneti_warning(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2);
 extern const char *gasneti_getenv(const char *name);
 extern int64_t gasneti_getenv_int(const char *name, int64_t dflt);

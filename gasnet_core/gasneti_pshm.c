@@ -92,7 +92,7 @@ void gasneti_pshm_init(void) {
     uint64_t have = gasneti_shm_space_available();
     if (total > have) {
         if (leader)
-            gasneti_launch_error("the AM queues of the %u processes on this host need %.1f MiB of shared memory but "
+            gasneti_host_launch_error("the AM queues of the %u processes on this host need %.1f MiB of shared memory but "
                                  "%s has %.1f MiB free; lower GASNET_PSHM_NETWORK_DEPTH (now %llu), or set "
                                  "GASNET_PSHM_DIR to a directory with more space", (unsigned)gasneti_nbrhd_size,
                                  total / 1048576.0, gasneti_shm_dir_name(), have / 1048576.0,

@@ -141,7 +141,7 @@ static void check_shm_space(const seginfo_t *all) {
         char a[32], b[32];
         fmt_size(a, sizeof(a), need);
         fmt_size(b, sizeof(b), have);
-        gasneti_launch_error("gex_Segment_Attach: the %u processes on this host need %s of shared memory for their "
+        gasneti_host_launch_error("gex_Segment_Attach: the %u processes on this host need %s of shared memory for their "
                              "segments but %s has only %s free; set GASNET_PSHM_DIR to a directory with more space "
                              "(a file-backed mapping), enlarge /dev/shm, or ask for smaller segments "
                              "(GASNET_MAX_SEGSIZE)", (unsigned)gasneti_nbrhd_size, a,
