@@ -104,7 +104,7 @@ int gasneti_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler
     va_start(ap, nargs);
     COLLECT_ARGS(ap, nargs, args);
     va_end(ap);
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), handler, GASNETI_AM_SHORT, 1, (uint8_t)nargs, flags, args,
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_SHORT, 1, (uint8_t)nargs, handler, flags, args,
                           NULL, 0, NULL};
     return request(tm, rank, &m, NULL);
 }
@@ -115,7 +115,7 @@ int gasneti_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handle
     va_start(ap, nargs);
     COLLECT_ARGS(ap, nargs, args);
     va_end(ap);
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), handler, GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, flags, args,
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, handler, flags, args,
                           src, nbytes, NULL};
     return request(tm, rank, &m, lc_opt);
 }
@@ -126,7 +126,7 @@ int gasneti_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
     va_start(ap, nargs);
     COLLECT_ARGS(ap, nargs, args);
     va_end(ap);
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), handler, GASNETI_AM_LONG, 1, (uint8_t)nargs, flags, args,
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_LONG, 1, (uint8_t)nargs, handler, flags, args,
                           src, nbytes, dest_addr};
     return request(tm, rank, &m, lc_opt);
 }
@@ -136,7 +136,7 @@ int gasneti_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t
     va_start(ap, nargs);
     COLLECT_ARGS(ap, nargs, args);
     va_end(ap);
-    gasneti_am_msg_t m = {0, handler, GASNETI_AM_SHORT, 0, (uint8_t)nargs, flags, args, NULL, 0, NULL};
+    gasneti_am_msg_t m = {0, GASNETI_AM_SHORT, 0, (uint8_t)nargs, handler, flags, args, NULL, 0, NULL};
     return reply(token, &m, NULL);
 }
 
@@ -146,7 +146,7 @@ int gasneti_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void
     va_start(ap, nargs);
     COLLECT_ARGS(ap, nargs, args);
     va_end(ap);
-    gasneti_am_msg_t m = {0, handler, GASNETI_AM_MEDIUM, 0, (uint8_t)nargs, flags, args, src, nbytes, NULL};
+    gasneti_am_msg_t m = {0, GASNETI_AM_MEDIUM, 0, (uint8_t)nargs, handler, flags, args, src, nbytes, NULL};
     return reply(token, &m, lc_opt);
 }
 
@@ -156,7 +156,7 @@ int gasneti_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *
     va_start(ap, nargs);
     COLLECT_ARGS(ap, nargs, args);
     va_end(ap);
-    gasneti_am_msg_t m = {0, handler, GASNETI_AM_LONG, 0, (uint8_t)nargs, flags, args, src, nbytes, dest_addr};
+    gasneti_am_msg_t m = {0, GASNETI_AM_LONG, 0, (uint8_t)nargs, handler, flags, args, src, nbytes, dest_addr};
     return reply(token, &m, lc_opt);
 }
 

@@ -19,6 +19,7 @@ gex_Rank_t gasneti_host_size, gasneti_host_myidx, *gasneti_host_ranks;
 gex_Rank_t gasneti_nbrhd_set_size, gasneti_nbrhd_set_rank, gasneti_host_set_size, gasneti_host_set_rank;
 int32_t *gasneti_nbrhd_index;
 gex_Client_t gasneti_client0;
+gex_AM_Entry_t *gasneti_handler_table;
 gex_TM_t gasneti_tm0;
 int gasneti_init_done, gasneti_attach_done;
 gasneti_peerseg_t *gasneti_peerseg;
@@ -140,6 +141,7 @@ int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p,
     ep->_index = 0;
     ep->_handlers = xcalloc(256, sizeof(gex_AM_Entry_t));
     gasneti_handlers_init(ep);
+    gasneti_handler_table = ep->_handlers;
     tm->_ep = ep;
     tm->_rank = gasneti_mynode;
     tm->_size = gasneti_nodes;

@@ -38,7 +38,7 @@ extern void gasneti_bad_delivery(const gasneti_am_recv_t *m, const gex_AM_Entry_
 #define MEDLONG_PRE tok, buf, nbytes
 
 GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
-    const gex_AM_Entry_t *e = &gasneti_client0->_ep0->_handlers[m->handler];
+    const gex_AM_Entry_t *e = &gasneti_handler_table[m->handler];
     if (GASNETI_UNLIKELY(!e->gex_fnptr)) gasneti_bad_delivery(m, e);
     if (GASNETI_DEBUG && m->handler >= GEX_AM_INDEX_BASE) {
         static const gex_Flags_t catflag[] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG};

@@ -23,10 +23,11 @@ enum { GASNETI_AM_SHORT = 0, GASNETI_AM_MEDIUM = 1, GASNETI_AM_LONG = 2 };
 #define GASNETI_AM_WOULD_BLOCK 1
 typedef struct {
     gex_Rank_t jobrank;       /* destination */
-    gex_AM_Index_t handler;
+    /* these four bytes, in this order, are the PSHM slot's meta word (one load) */
     uint8_t category;         /* GASNETI_AM_* */
     uint8_t is_req;
     uint8_t nargs;
+    gex_AM_Index_t handler;
     gex_Flags_t flags;
     const gex_AM_Arg_t *args;
     const void *src;
@@ -75,6 +76,7 @@ extern gex_Rank_t gasneti_host_size, gasneti_host_myidx, *gasneti_host_ranks;
 extern gex_Rank_t gasneti_nbrhd_set_size, gasneti_nbrhd_set_rank, gasneti_host_set_size, gasneti_host_set_rank;
 extern int32_t *gasneti_nbrhd_index; /* [gasneti_nodes]: index in my neighborhood, or -1 */
 extern gex_Client_t gasneti_client0;
+extern gex_AM_Entry_t *gasneti_handler_table; /* the primordial endpoint's */
 extern int gasneti_init_done, gasneti_attach_done;
 extern uintptr_t gasneti_max_local_segsize, gasneti_max_global_segsize;
 

@@ -115,20 +115,26 @@ void gasneti_pshm_init(void) {
     my_rep = &rings[2 * gasneti_nbrhd_myidx + 1];
 }
 
-/* The ring looked full from our cached `released`: re-read it, and while it really is
- * full, poll (only replies when we are replying, or inside a handler) or give up if
- * IMMEDIATE. Returns 0 once position `pos` has room. */
-GASNETI_COLD static int wait_for_room(ringhdr_t *h, size_t ri, uint64_t pos, const gasneti_am_msg_t *m) {
+/* The slow part of claiming a position: the CAS lost a race, or the ring looked full
+ * from our cached `released`. Re-reads `released`; while the ring really is full, polls
+ * (only replies when replying or inside a handler) or gives up if IMMEDIATE.
+ * Returns the claimed position, or UINT64_MAX for IMMEDIATE with no room. */
+GASNETI_COLD static uint64_t claim_slow(ringhdr_t *h, size_t ri, const gasneti_am_msg_t *m) {
     for (;;) {
-        uint64_t rel = __atomic_load_n(&h->released, __ATOMIC_ACQUIRE);
-        __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELAXED);
-        if (pos < rel + depth) return 0;
-        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-        if (m->is_req && !gasneti_cur_token)
-            gasneti_AMPoll();
-        else
-            gasneti_poll_replies();
-        if (__atomic_load_n(&h->head, __ATOMIC_RELAXED) != pos) return 0; /* someone else took pos: retry */
+        uint64_t pos = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
+        if (pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_RELAXED) + depth) {
+            uint64_t rel = __atomic_load_n(&h->released, __ATOMIC_ACQUIRE);
+            __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELAXED);
+            if (pos >= rel + depth) { /* full */
+                if (m->flags & GEX_FLAG_IMMEDIATE) return UINT64_MAX;
+                if (m->is_req && !gasneti_cur_token)
+                    gasneti_AMPoll();
+                else
+                    gasneti_poll_replies();
+                continue;
+            }
+        }
+        if (__atomic_compare_exchange_n(&h->head, &pos, pos + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return pos;
     }
 }
 
@@ -136,20 +142,20 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
     size_t ri = 2 * (size_t)gasneti_nbrhd_index[m->jobrank] + !m->is_req;
     ring_t *r = &rings[ri];
     ringhdr_t *h = r->hdr;
-    uint64_t pos;
-    do {
-        pos = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
-        if (GASNETI_UNLIKELY(pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_RELAXED) + depth)) {
-            if (wait_for_room(h, ri, pos, m)) return GASNETI_AM_WOULD_BLOCK;
-            continue;
-        }
-        /* pos is free: `released` only grows, and the CAS fails if another producer took pos */
-    } while (!__atomic_compare_exchange_n(&h->head, &pos, pos + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+    /* fast path: room by our cached view of `released`, and the CAS wins (`released`
+     * only grows, and the CAS fails if another producer took pos) */
+    uint64_t pos = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
+    if (GASNETI_UNLIKELY(pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_RELAXED) + depth ||
+                         !__atomic_compare_exchange_n(&h->head, &pos, pos + 1, 0, __ATOMIC_ACQUIRE,
+                                                      __ATOMIC_RELAXED))) {
+        pos = claim_slow(h, ri, m);
+        if (pos == UINT64_MAX) return GASNETI_AM_WOULD_BLOCK;
+    }
     slot_t *s = &r->slots[pos & mask];
     /* header and arguments first, in whole words */
     s->src = gasneti_mynode;
     s->nbytes = (uint32_t)m->nbytes;
-    s->meta = (uint32_t)m->category | (uint32_t)m->is_req << 8 | (uint32_t)m->nargs << 16 | (uint32_t)m->handler << 24;
+    memcpy(&s->meta, &m->category, sizeof(s->meta)); /* category, is_req, nargs, handler */
     for (unsigned i = 0; i < m->nargs; i++) s->args[i] = m->args[i]; /* 0..16: cheaper than a memcpy call */
     if (m->category == GASNETI_AM_MEDIUM && m->nbytes) {
         void *dst = m->nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
@@ -165,13 +171,14 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
     return GASNET_OK;
 }
 
-static int drain(ring_t *r, int max) {
-    if (GASNETI_LOCKS) {
-        /* an empty queue costs one load, not a lock: peek before taking it */
-        uint64_t pos = __atomic_load_n(&r->hdr->tail, __ATOMIC_RELAXED);
-        if (__atomic_load_n(&r->slots[pos & mask].seq, __ATOMIC_RELAXED) != pos + 1) return 0;
-        if (__atomic_exchange_n(&r->hdr->poll_lock, 1, __ATOMIC_ACQUIRE)) return 0;
-    }
+/* Is there a message at the head of this queue? One load (plus one for tail). */
+static inline int ring_ready(const ring_t *r) {
+    uint64_t pos = __atomic_load_n(&r->hdr->tail, __ATOMIC_RELAXED);
+    return __atomic_load_n(&r->slots[pos & mask].seq, __ATOMIC_ACQUIRE) == pos + 1;
+}
+
+GASNETI_NOINLINE static int drain(ring_t *r, int max) {
+    if (GASNETI_LOCKS && __atomic_exchange_n(&r->hdr->poll_lock, 1, __ATOMIC_ACQUIRE)) return 0;
     int n = 0;
     while (n < max) {
         uint64_t pos = r->hdr->tail;
@@ -200,8 +207,9 @@ static int drain(ring_t *r, int max) {
 }
 
 int gasneti_pshm_poll(int replies_only) {
-    int n = drain(my_rep, 64);
-    if (!replies_only) n += drain(my_req, 64);
+    int n = 0;
+    if (ring_ready(my_rep)) n = drain(my_rep, 64);
+    if (!replies_only && ring_ready(my_req)) n += drain(my_req, 64);
     return n;
 }
 

@@ -66,6 +66,7 @@ extern int GASNETI_LINKCONFIG;
 #  define GASNETI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #  define GASNETI_NORETURN __attribute__((__noreturn__))
 #  define GASNETI_COLD __attribute__((__cold__, __noinline__))
+#  define GASNETI_NOINLINE __attribute__((__noinline__))
 #  define GASNETI_FORMAT_PRINTF(f, a) __attribute__((__format__(__printf__, f, a)))
 #  define GASNETI_ALWAYS_INLINE static inline __attribute__((__always_inline__))
 #else
@@ -73,6 +74,7 @@ extern int GASNETI_LINKCONFIG;
 #  define GASNETI_UNLIKELY(x) (x)
 #  define GASNETI_NORETURN
 #  define GASNETI_COLD
+#  define GASNETI_NOINLINE
 #  define GASNETI_FORMAT_PRINTF(f, a)
 #  define GASNETI_ALWAYS_INLINE static inline
 #endif

@@ -53,7 +53,7 @@ int gasnete_amrma_put(gex_Rank_t jr, void *dest, const void *src, size_t n, gasn
         size_t c = n - off < chunk ? n - off : chunk;
         gasneti_counter_add(done);
         gex_AM_Arg_t args[2] = {GASNETE_HI(done), GASNETE_LO(done)};
-        gasneti_am_msg_t m = {jr, GASNETI_HIDX_AMRMA_PUT_REQ, GASNETI_AM_LONG, 1, 2,
+        gasneti_am_msg_t m = {jr, GASNETI_AM_LONG, 1, 2, GASNETI_HIDX_AMRMA_PUT_REQ,
                               off ? (flags & ~GEX_FLAG_IMMEDIATE) : flags, args, (const char *)src + off, c,
                               (char *)dest + off};
         if (gasneti_am_send(&m, GEX_EVENT_NOW)) { /* IMMEDIATE, first chunk: nothing started */
@@ -74,7 +74,7 @@ int gasnete_amrma_get(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_co
         gasneti_counter_add(done);
         gex_AM_Arg_t args[7] = {GASNETE_HI(s), GASNETE_LO(s), (gex_AM_Arg_t)c, GASNETE_HI(d), GASNETE_LO(d),
                                 GASNETE_HI(done), GASNETE_LO(done)};
-        gasneti_am_msg_t m = {jr, GASNETI_HIDX_AMRMA_GET_REQ, GASNETI_AM_SHORT, 1, 7,
+        gasneti_am_msg_t m = {jr, GASNETI_AM_SHORT, 1, 7, GASNETI_HIDX_AMRMA_GET_REQ,
                               off ? (flags & ~GEX_FLAG_IMMEDIATE) : flags, args, NULL, 0, NULL};
         if (gasneti_am_send(&m, NULL)) {
             gasneti_counter_done(done);
