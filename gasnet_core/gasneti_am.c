@@ -64,12 +64,7 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
         if (!rc && (uintptr_t)lc_opt > (uintptr_t)GEX_EVENT_GROUP) *lc_opt = GEX_EVENT_INVALID;
         return rc;
     }
-#if !GASNETC_NBRHD_ONLY
-    extern int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
     return gasnete_am_send_network(m, lc_opt);
-#else
-    return 0;
-#endif
 }
 
 #define COLLECT_ARGS(ap, nargs, args)                                   \

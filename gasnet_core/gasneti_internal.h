@@ -55,6 +55,8 @@ struct gasneti_token_s {
 /* Running the handler of an arrived AM: gasneti_am_deliver() in gasneti_deliver.h. */
 /* Send one AM to a neighbor (PSHM) or through the conduit. */
 extern int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+/* The network half (gasnete_event.c): maps lc_opt to the counter gasnetc_am_send signals. */
+extern int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
 
 /* ---- handler indices reserved for the library (1..GASNETI_HANDLER_CLIENT_MIN-1) ---- */
 enum {

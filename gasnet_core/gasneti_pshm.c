@@ -32,7 +32,7 @@ typedef struct {
     uint64_t seq; /* == position+1 once the message for that position is written */
     gex_Rank_t src;
     uint32_t nbytes;
-    uint32_t meta; /* category | is_req << 8 | nargs << 16 | handler << 24 */
+    uint32_t meta; /* the bytes category, is_req, nargs, handler of gasneti_am_msg_t */
     uint32_t pad;
     uint64_t dest; /* Long: destination address (the receiver's own address space) */
     gex_AM_Arg_t args[GASNETI_MAX_ARGS];
@@ -186,12 +186,13 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
         if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos + 1) break;
         r->hdr->tail = pos + 1;
         gasneti_am_recv_t m;
-        uint32_t meta = s->meta;
+        uint8_t meta[4]; /* the bytes the sender copied from gasneti_am_msg_t (any endianness) */
+        memcpy(meta, &s->meta, sizeof(meta));
         m.srcrank = s->src;
-        m.category = (uint8_t)meta;
-        m.is_req = (uint8_t)(meta >> 8);
-        m.nargs = (uint8_t)(meta >> 16);
-        m.handler = (gex_AM_Index_t)(meta >> 24);
+        m.category = meta[0];
+        m.is_req = meta[1];
+        m.nargs = meta[2];
+        m.handler = meta[3];
         m.args = s->args;
         m.nbytes = s->nbytes;
         if (m.category == GASNETI_AM_MEDIUM)

@@ -110,3 +110,27 @@ void gex_NBI_Wait(gex_EC_t mask, gex_Flags_t flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gex_NBI_Wait");
     while (!nbi_done(mask)) gasneti_AMPoll();
 }
+
+/* AMs to non-neighbors: the conduit signals local completion through a counter
+ * (conduit_contract.h); this maps lc_opt onto one. NOW: the conduit finishes with the
+ * source before returning. GROUP: the thread's GEX_EC_AM count. &event: a new event.
+ * (smp reaches every peer through PSHM, so only network conduits come here.) */
+int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    if (m->category == GASNETI_AM_SHORT || lc_opt == GEX_EVENT_NOW) return gasnetc_am_send(m, NULL);
+    if (lc_opt == GEX_EVENT_GROUP) {
+        gasneti_counter_t *c = &gasnete_td.nbi[GASNETE_NBI_AM];
+        gasneti_counter_add(c);
+        int rc = gasnetc_am_send(m, c);
+        if (rc) gasneti_counter_done(c);
+        return rc;
+    }
+    gex_Event_t ev = gasnete_event_new(1);
+    int rc = gasnetc_am_send(m, &ev->pending);
+    if (rc) {
+        gasneti_counter_done(&ev->pending);
+        event_free(ev);
+        return rc;
+    }
+    *lc_opt = ev;
+    return 0;
+}
