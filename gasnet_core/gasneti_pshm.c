@@ -181,10 +181,10 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
     if (GASNETI_LOCKS && __atomic_exchange_n(&r->hdr->poll_lock, 1, __ATOMIC_ACQUIRE)) return 0;
     int n = 0;
     while (n < max) {
-        uint64_t pos = r->hdr->tail;
+        uint64_t pos = __atomic_load_n(&r->hdr->tail, __ATOMIC_RELAXED); /* others peek at it (ring_ready) */
         slot_t *s = &r->slots[pos & mask];
         if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos + 1) break;
-        r->hdr->tail = pos + 1;
+        __atomic_store_n(&r->hdr->tail, pos + 1, __ATOMIC_RELAXED);
         gasneti_am_recv_t m;
         uint8_t meta[4]; /* the bytes the sender copied from gasneti_am_msg_t (any endianness) */
         memcpy(meta, &s->meta, sizeof(meta));
