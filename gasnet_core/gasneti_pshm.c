@@ -63,7 +63,10 @@ static size_t ring_bytes;
 static uint8_t *ctl_base;
 static ring_t *rings; /* [nbrhd_size][2]: 0 requests, 1 replies */
 static ring_t *my_req, *my_rep;
-static uint64_t *released_cache; /* [nbrhd_size*2]: last `released` seen per ring (a hint) */
+/* [nbrhd_size*2]: last `released` seen per ring, shared by this process's threads. Stored
+ * with release after an acquire of `released`, loaded with acquire: a thread that finds
+ * room through another thread's copy is still ordered after the owner freed the slot. */
+static uint64_t *released_cache;
 
 static ring_t ring_at(uint8_t *base, gex_Rank_t idx, int kind) {
     ring_t r;
@@ -122,9 +125,9 @@ void gasneti_pshm_init(void) {
 GASNETI_COLD static uint64_t claim_slow(ringhdr_t *h, size_t ri, const gasneti_am_msg_t *m) {
     for (;;) {
         uint64_t pos = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
-        if (pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_RELAXED) + depth) {
+        if (pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_ACQUIRE) + depth) {
             uint64_t rel = __atomic_load_n(&h->released, __ATOMIC_ACQUIRE);
-            __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELAXED);
+            __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELEASE);
             if (pos >= rel + depth) { /* full */
                 if (m->flags & GEX_FLAG_IMMEDIATE) return UINT64_MAX;
                 if (m->is_req && !gasneti_cur_token)
@@ -145,7 +148,7 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
     /* fast path: room by our cached view of `released`, and the CAS wins (`released`
      * only grows, and the CAS fails if another producer took pos) */
     uint64_t pos = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
-    if (GASNETI_UNLIKELY(pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_RELAXED) + depth ||
+    if (GASNETI_UNLIKELY(pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_ACQUIRE) + depth ||
                          !__atomic_compare_exchange_n(&h->head, &pos, pos + 1, 0, __ATOMIC_ACQUIRE,
                                                       __ATOMIC_RELAXED))) {
         pos = claim_slow(h, ri, m);
