@@ -67,13 +67,6 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     return gasnete_am_send_network(m, lc_opt);
 }
 
-#define COLLECT_ARGS(ap, nargs, args)                                   \
-    gex_AM_Arg_t args[GASNETI_MAX_ARGS];                                \
-    do {                                                                \
-        unsigned _n = (nargs) > GASNETI_MAX_ARGS ? 0 : (nargs);         \
-        for (unsigned _i = 0; _i < _n; _i++) args[_i] = va_arg(ap, gex_AM_Arg_t); \
-    } while (0)
-
 static int request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     DEBUG_CHECK_SEND(m, tm, rank, lc_opt);
     return gasneti_am_send(m, lc_opt);
@@ -93,64 +86,42 @@ static int reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     return gasneti_am_send(m, lc_opt);
 }
 
-int gasneti_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
-                            unsigned int nargs, ...) {
-    va_list ap;
-    va_start(ap, nargs);
-    COLLECT_ARGS(ap, nargs, args);
-    va_end(ap);
+int gasneti_AM_RequestShortA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
+                             unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_SHORT, 1, (uint8_t)nargs, handler, flags, args,
                           NULL, 0, NULL};
     return request(tm, rank, &m, NULL);
 }
 
-int gasneti_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
-                             gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...) {
-    va_list ap;
-    va_start(ap, nargs);
-    COLLECT_ARGS(ap, nargs, args);
-    va_end(ap);
+int gasneti_AM_RequestMediumA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
+                              gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, handler, flags, args,
                           src, nbytes, NULL};
     return request(tm, rank, &m, lc_opt);
 }
 
-int gasneti_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
-                           void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...) {
-    va_list ap;
-    va_start(ap, nargs);
-    COLLECT_ARGS(ap, nargs, args);
-    va_end(ap);
+int gasneti_AM_RequestLongA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
+                            void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs,
+                            const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_LONG, 1, (uint8_t)nargs, handler, flags, args,
                           src, nbytes, dest_addr};
     return request(tm, rank, &m, lc_opt);
 }
 
-int gasneti_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags, unsigned int nargs, ...) {
-    va_list ap;
-    va_start(ap, nargs);
-    COLLECT_ARGS(ap, nargs, args);
-    va_end(ap);
+int gasneti_AM_ReplyShortA(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags, unsigned int nargs,
+                           const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {0, GASNETI_AM_SHORT, 0, (uint8_t)nargs, handler, flags, args, NULL, 0, NULL};
     return reply(token, &m, NULL);
 }
 
-int gasneti_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,
-                           gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...) {
-    va_list ap;
-    va_start(ap, nargs);
-    COLLECT_ARGS(ap, nargs, args);
-    va_end(ap);
+int gasneti_AM_ReplyMediumA(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,
+                            gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {0, GASNETI_AM_MEDIUM, 0, (uint8_t)nargs, handler, flags, args, src, nbytes, NULL};
     return reply(token, &m, lc_opt);
 }
 
-int gasneti_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes, void *dest_addr,
-                         gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...) {
-    va_list ap;
-    va_start(ap, nargs);
-    COLLECT_ARGS(ap, nargs, args);
-    va_end(ap);
+int gasneti_AM_ReplyLongA(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes, void *dest_addr,
+                          gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {0, GASNETI_AM_LONG, 0, (uint8_t)nargs, handler, flags, args, src, nbytes, dest_addr};
     return reply(token, &m, lc_opt);
 }

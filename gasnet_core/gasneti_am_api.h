@@ -31,23 +31,24 @@ extern size_t gex_AM_LUBReplyMedium(void);
 
 extern gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
 
-/* ---- injection: each generated macro calls one of these with the arg count ---- */
-extern int gasneti_AM_RequestShort(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
-                                   gex_Flags_t flags, unsigned int nargs, ...);
-extern int gasneti_AM_ReplyShort(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags,
-                                 unsigned int nargs, ...);
-extern int gasneti_AM_RequestMedium(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
-                                    const void *source_addr, size_t nbytes, gex_Event_t *lc_opt,
-                                    gex_Flags_t flags, unsigned int nargs, ...);
-extern int gasneti_AM_ReplyMedium(gex_Token_t token, gex_AM_Index_t handler, const void *source_addr,
-                                  size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags,
-                                  unsigned int nargs, ...);
-extern int gasneti_AM_RequestLong(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
-                                  const void *source_addr, size_t nbytes, void *dest_addr,
-                                  gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, ...);
-extern int gasneti_AM_ReplyLong(gex_Token_t token, gex_AM_Index_t handler, const void *source_addr,
-                                size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
-                                unsigned int nargs, ...);
+/* ---- injection: each generated numbered form calls one of these with its arguments
+ * in an array (NULL when there are none) ---- */
+extern int gasneti_AM_RequestShortA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
+                                    unsigned int nargs, const gex_AM_Arg_t *args);
+extern int gasneti_AM_ReplyShortA(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags, unsigned int nargs,
+                                  const gex_AM_Arg_t *args);
+extern int gasneti_AM_RequestMediumA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *source_addr,
+                                     size_t nbytes, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs,
+                                     const gex_AM_Arg_t *args);
+extern int gasneti_AM_ReplyMediumA(gex_Token_t token, gex_AM_Index_t handler, const void *source_addr, size_t nbytes,
+                                   gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs,
+                                   const gex_AM_Arg_t *args);
+extern int gasneti_AM_RequestLongA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *source_addr,
+                                   size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                   unsigned int nargs, const gex_AM_Arg_t *args);
+extern int gasneti_AM_ReplyLongA(gex_Token_t token, gex_AM_Index_t handler, const void *source_addr, size_t nbytes,
+                                 void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs,
+                                 const gex_AM_Arg_t *args);
 
 /* ---- progress ---- */
 extern int gasneti_AMPoll(void);

@@ -2,6 +2,8 @@
 #ifndef GASNETI_AM_MACROS_H
 #define GASNETI_AM_MACROS_H
 
+GASNETI_BEGIN_EXTERNC
+
 #define GASNETI_AMPICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, _19, _20, _21, _22, _23, _24, _25, _26, _27, _28, _29, _30, _31, _32, _33, _34, _35, _36, _37, _38, _39, _40, N, ...) N
 #define GASNETI_AMCNT2(...) GASNETI_AMPICK(__VA_ARGS__, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
 #define GASNETI_AMCNT3(...) GASNETI_AMPICK(__VA_ARGS__, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _, _)
@@ -13,119 +15,419 @@
 #define GASNETI_AMPASTE2(a, b) a##b
 #define GASNETI_AMPASTE(a, b) GASNETI_AMPASTE2(a, b)
 
-#define gex_AM_RequestShort0(tm, rank, h, fl) gasneti_AM_RequestShort(tm, rank, h, fl, 0)
-#define gex_AM_RequestShort1(tm, rank, h, fl, a0) gasneti_AM_RequestShort(tm, rank, h, fl, 1, (gex_AM_Arg_t)(a0))
-#define gex_AM_RequestShort2(tm, rank, h, fl, a0, a1) gasneti_AM_RequestShort(tm, rank, h, fl, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gex_AM_RequestShort3(tm, rank, h, fl, a0, a1, a2) gasneti_AM_RequestShort(tm, rank, h, fl, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gex_AM_RequestShort4(tm, rank, h, fl, a0, a1, a2, a3) gasneti_AM_RequestShort(tm, rank, h, fl, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gex_AM_RequestShort5(tm, rank, h, fl, a0, a1, a2, a3, a4) gasneti_AM_RequestShort(tm, rank, h, fl, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gex_AM_RequestShort6(tm, rank, h, fl, a0, a1, a2, a3, a4, a5) gasneti_AM_RequestShort(tm, rank, h, fl, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gex_AM_RequestShort7(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_RequestShort(tm, rank, h, fl, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gex_AM_RequestShort8(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_RequestShort(tm, rank, h, fl, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gex_AM_RequestShort9(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_RequestShort(tm, rank, h, fl, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gex_AM_RequestShort10(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_RequestShort(tm, rank, h, fl, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gex_AM_RequestShort11(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_RequestShort(tm, rank, h, fl, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gex_AM_RequestShort12(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_RequestShort(tm, rank, h, fl, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gex_AM_RequestShort13(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_RequestShort(tm, rank, h, fl, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gex_AM_RequestShort14(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_RequestShort(tm, rank, h, fl, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gex_AM_RequestShort15(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_RequestShort(tm, rank, h, fl, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gex_AM_RequestShort16(tm, rank, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_RequestShort(tm, rank, h, fl, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort0(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl) {
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort1(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort2(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort3(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort4(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort5(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort6(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort7(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort8(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort9(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort10(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort11(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort12(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort13(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort14(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort15(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestShort16(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 16, _a);
+}
 #define gex_AM_RequestShort(...) GASNETI_AMPASTE(gex_AM_RequestShort, GASNETI_AMCNT4(__VA_ARGS__))(__VA_ARGS__)
 
-#define gex_AM_ReplyShort0(tok, h, fl) gasneti_AM_ReplyShort(tok, h, fl, 0)
-#define gex_AM_ReplyShort1(tok, h, fl, a0) gasneti_AM_ReplyShort(tok, h, fl, 1, (gex_AM_Arg_t)(a0))
-#define gex_AM_ReplyShort2(tok, h, fl, a0, a1) gasneti_AM_ReplyShort(tok, h, fl, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gex_AM_ReplyShort3(tok, h, fl, a0, a1, a2) gasneti_AM_ReplyShort(tok, h, fl, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gex_AM_ReplyShort4(tok, h, fl, a0, a1, a2, a3) gasneti_AM_ReplyShort(tok, h, fl, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gex_AM_ReplyShort5(tok, h, fl, a0, a1, a2, a3, a4) gasneti_AM_ReplyShort(tok, h, fl, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gex_AM_ReplyShort6(tok, h, fl, a0, a1, a2, a3, a4, a5) gasneti_AM_ReplyShort(tok, h, fl, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gex_AM_ReplyShort7(tok, h, fl, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_ReplyShort(tok, h, fl, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gex_AM_ReplyShort8(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_ReplyShort(tok, h, fl, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gex_AM_ReplyShort9(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_ReplyShort(tok, h, fl, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gex_AM_ReplyShort10(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_ReplyShort(tok, h, fl, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gex_AM_ReplyShort11(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_ReplyShort(tok, h, fl, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gex_AM_ReplyShort12(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_ReplyShort(tok, h, fl, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gex_AM_ReplyShort13(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_ReplyShort(tok, h, fl, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gex_AM_ReplyShort14(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_ReplyShort(tok, h, fl, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gex_AM_ReplyShort15(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_ReplyShort(tok, h, fl, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gex_AM_ReplyShort16(tok, h, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_ReplyShort(tok, h, fl, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort0(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl) {
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort1(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort2(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort3(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort4(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort5(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort6(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort7(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort8(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort9(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort10(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort11(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort12(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort13(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort14(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort15(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyShort16(gex_Token_t _tok, gex_AM_Index_t _h, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_ReplyShortA(_tok, _h, _fl, 16, _a);
+}
 #define gex_AM_ReplyShort(...) GASNETI_AMPASTE(gex_AM_ReplyShort, GASNETI_AMCNT3(__VA_ARGS__))(__VA_ARGS__)
 
-#define gex_AM_RequestMedium0(tm, rank, h, src, n, lc, fl) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 0)
-#define gex_AM_RequestMedium1(tm, rank, h, src, n, lc, fl, a0) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 1, (gex_AM_Arg_t)(a0))
-#define gex_AM_RequestMedium2(tm, rank, h, src, n, lc, fl, a0, a1) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gex_AM_RequestMedium3(tm, rank, h, src, n, lc, fl, a0, a1, a2) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gex_AM_RequestMedium4(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gex_AM_RequestMedium5(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gex_AM_RequestMedium6(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gex_AM_RequestMedium7(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gex_AM_RequestMedium8(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gex_AM_RequestMedium9(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gex_AM_RequestMedium10(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gex_AM_RequestMedium11(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gex_AM_RequestMedium12(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gex_AM_RequestMedium13(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gex_AM_RequestMedium14(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gex_AM_RequestMedium15(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gex_AM_RequestMedium16(tm, rank, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_RequestMedium(tm, rank, h, src, n, lc, fl, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium0(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl) {
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium1(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium2(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium3(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium4(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium5(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium6(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium7(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium8(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium9(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium10(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium11(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium12(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium13(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium14(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium15(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestMedium16(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_RequestMediumA(_tm, _rank, _h, _src, _n, _lc, _fl, 16, _a);
+}
 #define gex_AM_RequestMedium(...) GASNETI_AMPASTE(gex_AM_RequestMedium, GASNETI_AMCNT7(__VA_ARGS__))(__VA_ARGS__)
 
-#define gex_AM_ReplyMedium0(tok, h, src, n, lc, fl) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 0)
-#define gex_AM_ReplyMedium1(tok, h, src, n, lc, fl, a0) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 1, (gex_AM_Arg_t)(a0))
-#define gex_AM_ReplyMedium2(tok, h, src, n, lc, fl, a0, a1) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gex_AM_ReplyMedium3(tok, h, src, n, lc, fl, a0, a1, a2) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gex_AM_ReplyMedium4(tok, h, src, n, lc, fl, a0, a1, a2, a3) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gex_AM_ReplyMedium5(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gex_AM_ReplyMedium6(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gex_AM_ReplyMedium7(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gex_AM_ReplyMedium8(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gex_AM_ReplyMedium9(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gex_AM_ReplyMedium10(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gex_AM_ReplyMedium11(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gex_AM_ReplyMedium12(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gex_AM_ReplyMedium13(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gex_AM_ReplyMedium14(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gex_AM_ReplyMedium15(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gex_AM_ReplyMedium16(tok, h, src, n, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_ReplyMedium(tok, h, src, n, lc, fl, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium0(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl) {
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium1(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium2(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium3(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium4(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium5(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium6(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium7(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium8(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium9(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium10(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium11(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium12(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium13(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium14(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium15(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyMedium16(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, _lc, _fl, 16, _a);
+}
 #define gex_AM_ReplyMedium(...) GASNETI_AMPASTE(gex_AM_ReplyMedium, GASNETI_AMCNT6(__VA_ARGS__))(__VA_ARGS__)
 
-#define gex_AM_RequestLong0(tm, rank, h, src, n, dst, lc, fl) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 0)
-#define gex_AM_RequestLong1(tm, rank, h, src, n, dst, lc, fl, a0) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 1, (gex_AM_Arg_t)(a0))
-#define gex_AM_RequestLong2(tm, rank, h, src, n, dst, lc, fl, a0, a1) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gex_AM_RequestLong3(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gex_AM_RequestLong4(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gex_AM_RequestLong5(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gex_AM_RequestLong6(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gex_AM_RequestLong7(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gex_AM_RequestLong8(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gex_AM_RequestLong9(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gex_AM_RequestLong10(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gex_AM_RequestLong11(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gex_AM_RequestLong12(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gex_AM_RequestLong13(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gex_AM_RequestLong14(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gex_AM_RequestLong15(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gex_AM_RequestLong16(tm, rank, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_RequestLong(tm, rank, h, src, n, dst, lc, fl, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong0(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl) {
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong1(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong2(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong3(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong4(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong5(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong6(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong7(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong8(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong9(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong10(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong11(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong12(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong13(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong14(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong15(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_RequestLong16(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_RequestLongA(_tm, _rank, _h, _src, _n, _dst, _lc, _fl, 16, _a);
+}
 #define gex_AM_RequestLong(...) GASNETI_AMPASTE(gex_AM_RequestLong, GASNETI_AMCNT8(__VA_ARGS__))(__VA_ARGS__)
 
-#define gex_AM_ReplyLong0(tok, h, src, n, dst, lc, fl) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 0)
-#define gex_AM_ReplyLong1(tok, h, src, n, dst, lc, fl, a0) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 1, (gex_AM_Arg_t)(a0))
-#define gex_AM_ReplyLong2(tok, h, src, n, dst, lc, fl, a0, a1) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gex_AM_ReplyLong3(tok, h, src, n, dst, lc, fl, a0, a1, a2) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gex_AM_ReplyLong4(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gex_AM_ReplyLong5(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gex_AM_ReplyLong6(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gex_AM_ReplyLong7(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gex_AM_ReplyLong8(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gex_AM_ReplyLong9(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gex_AM_ReplyLong10(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gex_AM_ReplyLong11(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gex_AM_ReplyLong12(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gex_AM_ReplyLong13(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gex_AM_ReplyLong14(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gex_AM_ReplyLong15(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gex_AM_ReplyLong16(tok, h, src, n, dst, lc, fl, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_ReplyLong(tok, h, src, n, dst, lc, fl, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong0(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl) {
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong1(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong2(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong3(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong4(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong5(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong6(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong7(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong8(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong9(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong10(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong11(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong12(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong13(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong14(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong15(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong16(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_Event_t * _lc, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, _lc, _fl, 16, _a);
+}
 #define gex_AM_ReplyLong(...) GASNETI_AMPASTE(gex_AM_ReplyLong, GASNETI_AMCNT7(__VA_ARGS__))(__VA_ARGS__)
 
-
+GASNETI_END_EXTERNC
 #endif

@@ -2,138 +2,490 @@
 #ifndef GASNETI_LEGACY_AM_H
 #define GASNETI_LEGACY_AM_H
 
-#define gasnet_AMRequestShort0(node, h) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 0)
-#define gasnet_AMRequestShort1(node, h, a0) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 1, (gex_AM_Arg_t)(a0))
-#define gasnet_AMRequestShort2(node, h, a0, a1) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gasnet_AMRequestShort3(node, h, a0, a1, a2) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gasnet_AMRequestShort4(node, h, a0, a1, a2, a3) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gasnet_AMRequestShort5(node, h, a0, a1, a2, a3, a4) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gasnet_AMRequestShort6(node, h, a0, a1, a2, a3, a4, a5) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gasnet_AMRequestShort7(node, h, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gasnet_AMRequestShort8(node, h, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gasnet_AMRequestShort9(node, h, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gasnet_AMRequestShort10(node, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gasnet_AMRequestShort11(node, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gasnet_AMRequestShort12(node, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gasnet_AMRequestShort13(node, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gasnet_AMRequestShort14(node, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gasnet_AMRequestShort15(node, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gasnet_AMRequestShort16(node, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_RequestShort(gasneti_tm0, node, h, 0, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_BEGIN_EXTERNC
+
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort0(gex_Rank_t _node, gex_AM_Index_t _h) {
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort1(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort2(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort3(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort4(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort5(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort6(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort7(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort8(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort9(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort10(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort11(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort12(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort13(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort14(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort15(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestShort16(gex_Rank_t _node, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_RequestShortA(gasneti_tm0, _node, _h, 0, 16, _a);
+}
 #define gasnet_AMRequestShort(...) GASNETI_AMPASTE(gasnet_AMRequestShort, GASNETI_AMCNT2(__VA_ARGS__))(__VA_ARGS__)
 
-#define gasnet_AMReplyShort0(tok, h) gasneti_AM_ReplyShort(tok, h, 0, 0)
-#define gasnet_AMReplyShort1(tok, h, a0) gasneti_AM_ReplyShort(tok, h, 0, 1, (gex_AM_Arg_t)(a0))
-#define gasnet_AMReplyShort2(tok, h, a0, a1) gasneti_AM_ReplyShort(tok, h, 0, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gasnet_AMReplyShort3(tok, h, a0, a1, a2) gasneti_AM_ReplyShort(tok, h, 0, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gasnet_AMReplyShort4(tok, h, a0, a1, a2, a3) gasneti_AM_ReplyShort(tok, h, 0, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gasnet_AMReplyShort5(tok, h, a0, a1, a2, a3, a4) gasneti_AM_ReplyShort(tok, h, 0, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gasnet_AMReplyShort6(tok, h, a0, a1, a2, a3, a4, a5) gasneti_AM_ReplyShort(tok, h, 0, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gasnet_AMReplyShort7(tok, h, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_ReplyShort(tok, h, 0, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gasnet_AMReplyShort8(tok, h, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_ReplyShort(tok, h, 0, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gasnet_AMReplyShort9(tok, h, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_ReplyShort(tok, h, 0, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gasnet_AMReplyShort10(tok, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_ReplyShort(tok, h, 0, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gasnet_AMReplyShort11(tok, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_ReplyShort(tok, h, 0, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gasnet_AMReplyShort12(tok, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_ReplyShort(tok, h, 0, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gasnet_AMReplyShort13(tok, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_ReplyShort(tok, h, 0, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gasnet_AMReplyShort14(tok, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_ReplyShort(tok, h, 0, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gasnet_AMReplyShort15(tok, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_ReplyShort(tok, h, 0, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gasnet_AMReplyShort16(tok, h, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_ReplyShort(tok, h, 0, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort0(gex_Token_t _tok, gex_AM_Index_t _h) {
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort1(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort2(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort3(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort4(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort5(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort6(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort7(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort8(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort9(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort10(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort11(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort12(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort13(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort14(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort15(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyShort16(gex_Token_t _tok, gex_AM_Index_t _h, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_ReplyShortA(_tok, _h, 0, 16, _a);
+}
 #define gasnet_AMReplyShort(...) GASNETI_AMPASTE(gasnet_AMReplyShort, GASNETI_AMCNT2(__VA_ARGS__))(__VA_ARGS__)
 
-#define gasnet_AMRequestMedium0(node, h, src, n) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 0)
-#define gasnet_AMRequestMedium1(node, h, src, n, a0) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 1, (gex_AM_Arg_t)(a0))
-#define gasnet_AMRequestMedium2(node, h, src, n, a0, a1) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gasnet_AMRequestMedium3(node, h, src, n, a0, a1, a2) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gasnet_AMRequestMedium4(node, h, src, n, a0, a1, a2, a3) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gasnet_AMRequestMedium5(node, h, src, n, a0, a1, a2, a3, a4) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gasnet_AMRequestMedium6(node, h, src, n, a0, a1, a2, a3, a4, a5) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gasnet_AMRequestMedium7(node, h, src, n, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gasnet_AMRequestMedium8(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gasnet_AMRequestMedium9(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gasnet_AMRequestMedium10(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gasnet_AMRequestMedium11(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gasnet_AMRequestMedium12(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gasnet_AMRequestMedium13(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gasnet_AMRequestMedium14(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gasnet_AMRequestMedium15(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gasnet_AMRequestMedium16(node, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_RequestMedium(gasneti_tm0, node, h, src, n, GEX_EVENT_NOW, 0, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium0(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n) {
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium1(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium2(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium3(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium4(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium5(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium6(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium7(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium8(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium9(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium10(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium11(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium12(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium13(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium14(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium15(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestMedium16(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_RequestMediumA(gasneti_tm0, _node, _h, _src, _n, GEX_EVENT_NOW, 0, 16, _a);
+}
 #define gasnet_AMRequestMedium(...) GASNETI_AMPASTE(gasnet_AMRequestMedium, GASNETI_AMCNT4(__VA_ARGS__))(__VA_ARGS__)
 
-#define gasnet_AMReplyMedium0(tok, h, src, n) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 0)
-#define gasnet_AMReplyMedium1(tok, h, src, n, a0) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 1, (gex_AM_Arg_t)(a0))
-#define gasnet_AMReplyMedium2(tok, h, src, n, a0, a1) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gasnet_AMReplyMedium3(tok, h, src, n, a0, a1, a2) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gasnet_AMReplyMedium4(tok, h, src, n, a0, a1, a2, a3) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gasnet_AMReplyMedium5(tok, h, src, n, a0, a1, a2, a3, a4) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gasnet_AMReplyMedium6(tok, h, src, n, a0, a1, a2, a3, a4, a5) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gasnet_AMReplyMedium7(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gasnet_AMReplyMedium8(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gasnet_AMReplyMedium9(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gasnet_AMReplyMedium10(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gasnet_AMReplyMedium11(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gasnet_AMReplyMedium12(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gasnet_AMReplyMedium13(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gasnet_AMReplyMedium14(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gasnet_AMReplyMedium15(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gasnet_AMReplyMedium16(tok, h, src, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_ReplyMedium(tok, h, src, n, GEX_EVENT_NOW, 0, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium0(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n) {
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium1(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium2(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium3(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium4(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium5(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium6(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium7(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium8(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium9(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium10(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium11(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium12(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium13(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium14(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium15(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyMedium16(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_ReplyMediumA(_tok, _h, _src, _n, GEX_EVENT_NOW, 0, 16, _a);
+}
 #define gasnet_AMReplyMedium(...) GASNETI_AMPASTE(gasnet_AMReplyMedium, GASNETI_AMCNT4(__VA_ARGS__))(__VA_ARGS__)
 
-#define gasnet_AMRequestLong0(node, h, src, n, dst) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 0)
-#define gasnet_AMRequestLong1(node, h, src, n, dst, a0) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 1, (gex_AM_Arg_t)(a0))
-#define gasnet_AMRequestLong2(node, h, src, n, dst, a0, a1) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gasnet_AMRequestLong3(node, h, src, n, dst, a0, a1, a2) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gasnet_AMRequestLong4(node, h, src, n, dst, a0, a1, a2, a3) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gasnet_AMRequestLong5(node, h, src, n, dst, a0, a1, a2, a3, a4) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gasnet_AMRequestLong6(node, h, src, n, dst, a0, a1, a2, a3, a4, a5) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gasnet_AMRequestLong7(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gasnet_AMRequestLong8(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gasnet_AMRequestLong9(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gasnet_AMRequestLong10(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gasnet_AMRequestLong11(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gasnet_AMRequestLong12(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gasnet_AMRequestLong13(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gasnet_AMRequestLong14(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gasnet_AMRequestLong15(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gasnet_AMRequestLong16(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong0(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst) {
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong1(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong2(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong3(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong4(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong5(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong6(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong7(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong8(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong9(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong10(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong11(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong12(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong13(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong14(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong15(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong16(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 16, _a);
+}
 #define gasnet_AMRequestLong(...) GASNETI_AMPASTE(gasnet_AMRequestLong, GASNETI_AMCNT5(__VA_ARGS__))(__VA_ARGS__)
 
-#define gasnet_AMRequestLongAsync0(node, h, src, n, dst) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 0)
-#define gasnet_AMRequestLongAsync1(node, h, src, n, dst, a0) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 1, (gex_AM_Arg_t)(a0))
-#define gasnet_AMRequestLongAsync2(node, h, src, n, dst, a0, a1) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gasnet_AMRequestLongAsync3(node, h, src, n, dst, a0, a1, a2) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gasnet_AMRequestLongAsync4(node, h, src, n, dst, a0, a1, a2, a3) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gasnet_AMRequestLongAsync5(node, h, src, n, dst, a0, a1, a2, a3, a4) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gasnet_AMRequestLongAsync6(node, h, src, n, dst, a0, a1, a2, a3, a4, a5) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gasnet_AMRequestLongAsync7(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gasnet_AMRequestLongAsync8(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gasnet_AMRequestLongAsync9(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gasnet_AMRequestLongAsync10(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gasnet_AMRequestLongAsync11(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gasnet_AMRequestLongAsync12(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gasnet_AMRequestLongAsync13(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gasnet_AMRequestLongAsync14(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gasnet_AMRequestLongAsync15(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gasnet_AMRequestLongAsync16(node, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_RequestLong(gasneti_tm0, node, h, src, n, dst, GEX_EVENT_NOW, 0, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync0(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst) {
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync1(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync2(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync3(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync4(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync5(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync6(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync7(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync8(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync9(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync10(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync11(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync12(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync13(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync14(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync15(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync16(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 16, _a);
+}
 #define gasnet_AMRequestLongAsync(...) GASNETI_AMPASTE(gasnet_AMRequestLongAsync, GASNETI_AMCNT5(__VA_ARGS__))(__VA_ARGS__)
 
-#define gasnet_AMReplyLong0(tok, h, src, n, dst) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 0)
-#define gasnet_AMReplyLong1(tok, h, src, n, dst, a0) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 1, (gex_AM_Arg_t)(a0))
-#define gasnet_AMReplyLong2(tok, h, src, n, dst, a0, a1) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 2, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1))
-#define gasnet_AMReplyLong3(tok, h, src, n, dst, a0, a1, a2) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 3, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2))
-#define gasnet_AMReplyLong4(tok, h, src, n, dst, a0, a1, a2, a3) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 4, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3))
-#define gasnet_AMReplyLong5(tok, h, src, n, dst, a0, a1, a2, a3, a4) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 5, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4))
-#define gasnet_AMReplyLong6(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 6, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5))
-#define gasnet_AMReplyLong7(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 7, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6))
-#define gasnet_AMReplyLong8(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 8, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7))
-#define gasnet_AMReplyLong9(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 9, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8))
-#define gasnet_AMReplyLong10(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 10, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9))
-#define gasnet_AMReplyLong11(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 11, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10))
-#define gasnet_AMReplyLong12(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 12, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11))
-#define gasnet_AMReplyLong13(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 13, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12))
-#define gasnet_AMReplyLong14(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 14, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13))
-#define gasnet_AMReplyLong15(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 15, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14))
-#define gasnet_AMReplyLong16(tok, h, src, n, dst, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15) gasneti_AM_ReplyLong(tok, h, src, n, dst, GEX_EVENT_NOW, 0, 16, (gex_AM_Arg_t)(a0), (gex_AM_Arg_t)(a1), (gex_AM_Arg_t)(a2), (gex_AM_Arg_t)(a3), (gex_AM_Arg_t)(a4), (gex_AM_Arg_t)(a5), (gex_AM_Arg_t)(a6), (gex_AM_Arg_t)(a7), (gex_AM_Arg_t)(a8), (gex_AM_Arg_t)(a9), (gex_AM_Arg_t)(a10), (gex_AM_Arg_t)(a11), (gex_AM_Arg_t)(a12), (gex_AM_Arg_t)(a13), (gex_AM_Arg_t)(a14), (gex_AM_Arg_t)(a15))
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong0(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst) {
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong1(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong2(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong3(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong4(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong5(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong6(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong7(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong8(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong9(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong10(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong11(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong12(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong13(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong14(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong15(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong16(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 16, _a);
+}
 #define gasnet_AMReplyLong(...) GASNETI_AMPASTE(gasnet_AMReplyLong, GASNETI_AMCNT5(__VA_ARGS__))(__VA_ARGS__)
 
-
+GASNETI_END_EXTERNC
 #endif
