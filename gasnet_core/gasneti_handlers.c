@@ -16,10 +16,11 @@ void gasneti_handlers_init(gex_EP_t ep) {
     }
 }
 
-static void check_entry(const gex_AM_Entry_t *e, size_t i) {
+static void check_entry(const gex_AM_Entry_t *e, size_t i, int legacy) {
     gex_Flags_t cat = e->gex_flags & (GEX_FLAG_AM_SHORT | GEX_FLAG_AM_MEDLONG);
     gex_Flags_t dir = e->gex_flags & GEX_FLAG_AM_REQREP;
     if (!e->gex_fnptr) gasneti_fatalerror("gex_EP_RegisterHandlers: table[%zu].gex_fnptr is NULL", i);
+    if (legacy) return; /* gasnet_attach: any category and argument count */
     if (e->gex_nargs > GASNETI_MAX_ARGS)
         gasneti_fatalerror("gex_EP_RegisterHandlers: table[%zu] (\"%s\") gex_nargs=%u exceeds gex_AM_MaxArgs()=%d", i,
                            e->gex_name ? e->gex_name : "", e->gex_nargs, GASNETI_MAX_ARGS);
@@ -33,12 +34,17 @@ static void check_entry(const gex_AM_Entry_t *e, size_t i) {
 }
 
 int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries) {
+    return gasneti_register_handlers(ep, table, numentries, 0);
+}
+
+/* legacy: entries from gasnet_attach, with gex_nargs GASNETI_NARGS_ANY */
+int gasneti_register_handlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries, int legacy) {
     GASNETI_CHECK_INIT("gex_EP_RegisterHandlers");
     GASNETI_CHECK_NOT_IN_HANDLER("gex_EP_RegisterHandlers");
     gex_AM_Entry_t *h = ep->_handlers;
     /* fixed indices first */
     for (size_t i = 0; i < numentries; i++) {
-        check_entry(&table[i], i);
+        check_entry(&table[i], i, legacy);
         unsigned idx = table[i].gex_index;
         if (idx == 0) continue;
         if (idx < GEX_AM_INDEX_BASE)

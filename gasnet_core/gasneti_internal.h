@@ -68,6 +68,7 @@ enum {
     GASNETI_HIDX_LAST
 };
 #define GASNETI_NARGS_ANY (~0u) /* legacy registrations: any argument count */
+extern int gasneti_register_handlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries, int legacy);
 extern const gex_AM_Entry_t gasnete_handlers[]; /* terminated by a NULL gex_fnptr */
 
 /* ---- job, neighborhood, host ---- */

@@ -31,7 +31,7 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
         ex[i].gex_flags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_MEDLONG | GEX_FLAG_AM_REQREP;
         ex[i].gex_nargs = GASNETI_NARGS_ANY;
     }
-    gex_EP_RegisterHandlers(legacy_ep, ex, (size_t)numentries);
+    gasneti_register_handlers(legacy_ep, ex, (size_t)numentries, 1);
     for (int i = 0; i < numentries; i++) table[i].index = ex[i].gex_index; /* assigned ones are written back */
     free(ex);
     gex_Segment_Attach(&legacy_seg, legacy_tm, segsize ? segsize : GASNET_PAGESIZE);

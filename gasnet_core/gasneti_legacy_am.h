@@ -349,75 +349,6 @@ GASNETI_ALWAYS_INLINE int gasnet_AMRequestLong16(gex_Rank_t _node, gex_AM_Index_
 }
 #define gasnet_AMRequestLong(...) GASNETI_AMPASTE(gasnet_AMRequestLong, GASNETI_AMCNT5(__VA_ARGS__))(__VA_ARGS__)
 
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync0(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst) {
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 0, (const gex_AM_Arg_t *)0);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync1(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0) {
-    const gex_AM_Arg_t _a[1] = {_a0};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 1, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync2(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
-    const gex_AM_Arg_t _a[2] = {_a0, _a1};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 2, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync3(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
-    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 3, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync4(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
-    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 4, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync5(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
-    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 5, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync6(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
-    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 6, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync7(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
-    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 7, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync8(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
-    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 8, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync9(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
-    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 9, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync10(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
-    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 10, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync11(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
-    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 11, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync12(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
-    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 12, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync13(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
-    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 13, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync14(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
-    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 14, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync15(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
-    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 15, _a);
-}
-GASNETI_ALWAYS_INLINE int gasnet_AMRequestLongAsync16(gex_Rank_t _node, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
-    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
-    return gasneti_AM_RequestLongA(gasneti_tm0, _node, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 16, _a);
-}
-#define gasnet_AMRequestLongAsync(...) GASNETI_AMPASTE(gasnet_AMRequestLongAsync, GASNETI_AMCNT5(__VA_ARGS__))(__VA_ARGS__)
-
 GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong0(gex_Token_t _tok, gex_AM_Index_t _h, const void * _src, size_t _n, void * _dst) {
     return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 0, (const gex_AM_Arg_t *)0);
 }
@@ -486,6 +417,26 @@ GASNETI_ALWAYS_INLINE int gasnet_AMReplyLong16(gex_Token_t _tok, gex_AM_Index_t 
     return gasneti_AM_ReplyLongA(_tok, _h, _src, _n, _dst, GEX_EVENT_NOW, 0, 16, _a);
 }
 #define gasnet_AMReplyLong(...) GASNETI_AMPASTE(gasnet_AMReplyLong, GASNETI_AMCNT5(__VA_ARGS__))(__VA_ARGS__)
+
+/* gasnet_AMRequestLongAsync: the source is reusable at return here, as for Long */
+#define gasnet_AMRequestLongAsync0 gasnet_AMRequestLong0
+#define gasnet_AMRequestLongAsync1 gasnet_AMRequestLong1
+#define gasnet_AMRequestLongAsync2 gasnet_AMRequestLong2
+#define gasnet_AMRequestLongAsync3 gasnet_AMRequestLong3
+#define gasnet_AMRequestLongAsync4 gasnet_AMRequestLong4
+#define gasnet_AMRequestLongAsync5 gasnet_AMRequestLong5
+#define gasnet_AMRequestLongAsync6 gasnet_AMRequestLong6
+#define gasnet_AMRequestLongAsync7 gasnet_AMRequestLong7
+#define gasnet_AMRequestLongAsync8 gasnet_AMRequestLong8
+#define gasnet_AMRequestLongAsync9 gasnet_AMRequestLong9
+#define gasnet_AMRequestLongAsync10 gasnet_AMRequestLong10
+#define gasnet_AMRequestLongAsync11 gasnet_AMRequestLong11
+#define gasnet_AMRequestLongAsync12 gasnet_AMRequestLong12
+#define gasnet_AMRequestLongAsync13 gasnet_AMRequestLong13
+#define gasnet_AMRequestLongAsync14 gasnet_AMRequestLong14
+#define gasnet_AMRequestLongAsync15 gasnet_AMRequestLong15
+#define gasnet_AMRequestLongAsync16 gasnet_AMRequestLong16
+#define gasnet_AMRequestLongAsync(...) gasnet_AMRequestLong(__VA_ARGS__)
 
 GASNETI_END_EXTERNC
 #endif
