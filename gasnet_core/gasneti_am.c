@@ -61,7 +61,7 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     if (GASNETC_NBRHD_ONLY || gasneti_nbrhd_index[m->jobrank] >= 0) {
         /* PSHM copies the payload before returning: locally complete at once */
         int rc = gasneti_pshm_am_send(m);
-        if (!rc && (uintptr_t)lc_opt > (uintptr_t)GEX_EVENT_GROUP) *lc_opt = GEX_EVENT_INVALID;
+        if (!rc) gasneti_lc_done_at_once(lc_opt);
         return rc;
     }
     return gasnete_am_send_network(m, lc_opt);

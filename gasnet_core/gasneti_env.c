@@ -84,7 +84,7 @@ void gasneti_fatalerror(const char *fmt, ...) {
     vreport("FATAL ERROR", fmt, ap);
     va_end(ap);
     gasneti_maybe_backtrace();
-    gasneti_exit_now(1, 1);
+    gasneti_exit_now(1);
 }
 
 /* Mistakes in how the job was launched or configured: one line, exit status 1. */
@@ -95,7 +95,7 @@ GASNETI_NORETURN static void launch_error(int print, const char *fmt, va_list ap
         fprintf(stderr, "GASNet: %s\n", msg);
         fflush(stderr);
     }
-    if (gasneti_boot) gasneti_exit_now(1, 1);
+    if (gasneti_boot) gasneti_exit_now(1);
     _exit(1);
 }
 

@@ -33,8 +33,7 @@ GASNETI_NORETURN static void leave(int code) {
     _exit(code);
 }
 
-void gasneti_exit_now(int code, int noncollective) {
-    (void)noncollective;
+void gasneti_exit_now(int code) {
     if (__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) leave(code);
     if (gasneti_boot) gasneti_boot->exit_notify(code, 0);
     leave(code);

@@ -88,13 +88,14 @@ extern void gasneti_pshm_init(void);
 extern int gasneti_pshm_am_send(const gasneti_am_msg_t *m);
 extern int gasneti_pshm_poll(int replies_only);
 extern size_t gasneti_pshm_max_medium;
-extern uint64_t gasneti_pshm_ctl_bytes;
 /* shared-memory objects: create (owner) or map (peer) a named object of `size` bytes */
-extern void *gasneti_shm_create(const char *tag, size_t size, gex_Rank_t owner_hint);
+extern void *gasneti_shm_create(const char *tag, size_t size);
 extern void *gasneti_shm_attach(const char *tag, size_t size);
 extern void gasneti_shm_unlink(const char *tag);
 extern void gasneti_shm_cleanup_job(const char *jobid);
 extern uint64_t gasneti_shm_space_available(void);
+/* free shared memory less what this host's AM queues may come to fill */
+extern uint64_t gasneti_shm_space_for_segments(void);
 extern const char *gasneti_shm_dir_name(void);
 
 /* ---- segments (gasneti_segment.c) ---- */
@@ -107,7 +108,8 @@ extern unsigned gasneti_idle_polls_before_yield;
 extern void gasneti_poll_replies(void); /* replies only: safe while sending a reply */
 extern void gasneti_exit_init(void);
 extern void gasneti_maybe_backtrace(void); /* GASNET_BACKTRACE=1: print a backtrace to stderr */
-extern void gasneti_exit_now(int code, int noncollective) GASNETI_NORETURN;
+/* Leave now with `code`, ending the rest of the job (fatal errors, launch errors). */
+extern void gasneti_exit_now(int code) GASNETI_NORETURN;
 extern volatile int gasneti_exiting;
 extern void gasnete_progress(void);     /* extended-layer progress (barriers) */
 extern int gasnete_progress_needed;

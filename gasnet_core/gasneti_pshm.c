@@ -57,7 +57,7 @@ typedef struct {
 } ring_t;
 
 size_t gasneti_pshm_max_medium = GASNETC_MAX_MEDIUM;
-uint64_t gasneti_pshm_ctl_bytes; /* shared memory the AM queues of this neighborhood may fill */
+static uint64_t ctl_bytes; /* shared memory the AM queues of this neighborhood may fill */
 static uint64_t depth, mask;
 static size_t ring_bytes;
 static uint8_t *ctl_base;
@@ -86,7 +86,7 @@ void gasneti_pshm_init(void) {
     ring_bytes = sizeof(ringhdr_t) + depth * (sizeof(slot_t) + gasneti_pshm_max_medium);
     ring_bytes = (ring_bytes + GASNET_PAGESIZE - 1) & ~(size_t)(GASNET_PAGESIZE - 1);
     size_t total = ring_bytes * 2 * gasneti_nbrhd_size;
-    gasneti_pshm_ctl_bytes = total;
+    ctl_bytes = total;
 
     char tag[32];
     snprintf(tag, sizeof(tag), "ctl%u", (unsigned)gasneti_nbrhd_ranks[0]);
@@ -100,9 +100,9 @@ void gasneti_pshm_init(void) {
                                  "GASNET_PSHM_DIR to a directory with more space", (unsigned)gasneti_nbrhd_size,
                                  total / 1048576.0, gasneti_shm_dir_name(), have / 1048576.0,
                                  (unsigned long long)depth);
-        gasneti_exit_now(1, 1);
+        gasneti_exit_now(1);
     }
-    if (leader) ctl_base = gasneti_shm_create(tag, total, gasneti_mynode); /* zero-filled: all empty */
+    if (leader) ctl_base = gasneti_shm_create(tag, total); /* zero-filled: all empty */
     gasneti_boot->barrier();
     if (!leader) ctl_base = gasneti_shm_attach(tag, total);
     gasneti_boot->barrier();
@@ -244,6 +244,11 @@ static int shm_open_any(const char *name, int oflag) {
     return shm_dir() ? open(name, oflag, 0600) : shm_open(name, oflag, 0600);
 }
 
+uint64_t gasneti_shm_space_for_segments(void) {
+    uint64_t avail = gasneti_shm_space_available();
+    return avail > ctl_bytes ? avail - ctl_bytes : 0;
+}
+
 const char *gasneti_shm_dir_name(void) { return shm_dir() ? shm_dir() : "/dev/shm"; }
 
 uint64_t gasneti_shm_space_available(void) {
@@ -252,9 +257,8 @@ uint64_t gasneti_shm_space_available(void) {
     return (uint64_t)sv.f_bavail * sv.f_frsize;
 }
 
-void *gasneti_shm_create(const char *tag, size_t size, gex_Rank_t owner) {
+void *gasneti_shm_create(const char *tag, size_t size) {
     char name[512];
-    (void)owner;
     shm_name(name, sizeof(name), gasneti_boot->jobid, tag);
     int fd = shm_open_any(name, O_CREAT | O_EXCL | O_RDWR);
     if (fd < 0)

@@ -107,8 +107,7 @@ void gasneti_segment_limits_init(void) {
             snprintf(limited_by, sizeof(limited_by), "the address-space limit (ulimit -v)");
         }
     }
-    uint64_t avail = gasneti_shm_space_available(); /* less what the AM queues may come to fill */
-    uint64_t space = (avail > gasneti_pshm_ctl_bytes ? avail - gasneti_pshm_ctl_bytes : 0) / gasneti_nbrhd_size;
+    uint64_t space = gasneti_shm_space_for_segments() / gasneti_nbrhd_size;
     if (space < want) {
         want = space;
         snprintf(limited_by, sizeof(limited_by), "free space in %s (see GASNET_PSHM_DIR)", gasneti_shm_dir_name());
@@ -133,8 +132,7 @@ typedef struct {
 } seginfo_t;
 
 static void check_shm_space(const seginfo_t *all) {
-    uint64_t need = 0, have = gasneti_shm_space_available();
-    have = have > gasneti_pshm_ctl_bytes ? have - gasneti_pshm_ctl_bytes : 0;
+    uint64_t need = 0, have = gasneti_shm_space_for_segments();
     for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++) need += all[gasneti_nbrhd_ranks[i]].size;
     if (need <= have) return;
     if (gasneti_nbrhd_myidx == 0) {
@@ -147,7 +145,7 @@ static void check_shm_space(const seginfo_t *all) {
                              "(GASNET_MAX_SEGSIZE)", (unsigned)gasneti_nbrhd_size, a,
                              gasneti_shm_dir_name(), b);
     }
-    gasneti_exit_now(1, 1);
+    gasneti_exit_now(1);
 }
 
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
@@ -167,7 +165,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     check_shm_space(all);
     char tag[32];
     snprintf(tag, sizeof(tag), "seg%u", (unsigned)gasneti_mynode);
-    void *addr = gasneti_shm_create(tag, size, gasneti_mynode);
+    void *addr = gasneti_shm_create(tag, size);
     me.addr = (uint64_t)(uintptr_t)addr;
     gasneti_boot->exchange(&me, sizeof(me), all);
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {

@@ -266,6 +266,11 @@ typedef struct gasneti_memkind_s *gex_MemKind_t;
 #define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
 #define GEX_MEMKIND_HOST ((gex_MemKind_t)(uintptr_t)1)
 
+/* The operation finished with its source before returning: an event pointer passed as
+ * lc_opt receives GEX_EVENT_INVALID (already complete); NOW/DEFER/GROUP need nothing. */
+#define gasneti_lc_done_at_once(lc_opt) \
+    do { if ((uintptr_t)(lc_opt) > (uintptr_t)GEX_EVENT_GROUP) *(lc_opt) = GEX_EVENT_INVALID; } while (0)
+
 typedef struct {
     gex_AM_Index_t gex_index;
     gex_AM_Fn_t gex_fnptr;

@@ -30,10 +30,6 @@ static int get_start(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_cou
     return gasnete_amrma_get(dest, jr, src, n, done, flags);
 }
 
-static void lc_now(gex_Event_t *lc_opt) {
-    if ((uintptr_t)lc_opt > (uintptr_t)GEX_EVENT_GROUP) *lc_opt = GEX_EVENT_INVALID;
-}
-
 gex_Event_t gasnete_put_nb(gex_TM_t tm, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
                            gex_Flags_t flags) {
     (void)tm;
@@ -42,7 +38,7 @@ gex_Event_t gasnete_put_nb(gex_TM_t tm, gex_Rank_t jr, void *dest, const void *s
         gasnete_event_test(ev); /* returns it to the pool */
         return GEX_EVENT_NO_OP;
     }
-    lc_now(lc_opt);
+    gasneti_lc_done_at_once(lc_opt);
     return ev;
 }
 
@@ -50,7 +46,7 @@ int gasnete_put_nbi(gex_TM_t tm, gex_Rank_t jr, void *dest, const void *src, siz
                     gex_Flags_t flags) {
     (void)tm;
     if (put_start(jr, dest, src, n, &gasnete_td.nbi[GASNETE_NBI_PUT], flags)) return 1;
-    lc_now(lc_opt);
+    gasneti_lc_done_at_once(lc_opt);
     return 0;
 }
 

@@ -62,7 +62,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t _tm, gex_Rank_t _rank, 
     void *_near = gasneti_nbr_addr(_jr, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
-        if ((uintptr_t)_lc_opt > (uintptr_t)GEX_EVENT_GROUP) *_lc_opt = GEX_EVENT_INVALID;
+        gasneti_lc_done_at_once(_lc_opt);
         return GEX_EVENT_INVALID;
     }
     return gasnete_put_nb(_tm, _jr, _dest, _src, _nbytes, _lc_opt, _flags);

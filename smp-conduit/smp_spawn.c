@@ -50,15 +50,16 @@ static void smp_barrier(void) {
     while (__atomic_load_n(&reg->barrier_gen, __ATOMIC_ACQUIRE) == gen) backoff(&spins);
 }
 
+/* In rounds of up to EXCH_BYTES per rank; a zero-length exchange is still a barrier. */
 static void smp_exchange(const void *src, size_t len, void *dst) {
-    for (size_t off = 0; off < len || (off == 0 && len == 0); off += EXCH_BYTES) {
+    if (len == 0) smp_barrier();
+    for (size_t off = 0; off < len; off += EXCH_BYTES) {
         size_t c = len - off < EXCH_BYTES ? len - off : EXCH_BYTES;
         memcpy(exch + (size_t)gasneti_mynode * EXCH_BYTES, (const uint8_t *)src + off, c);
         smp_barrier();
         for (int r = 0; r < reg->nranks; r++)
             memcpy((uint8_t *)dst + (size_t)r * len + off, exch + (size_t)r * EXCH_BYTES, c);
         smp_barrier();
-        if (len == 0) break;
     }
 }
 

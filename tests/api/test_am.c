@@ -628,25 +628,16 @@ static void do_request(int cat, gex_Rank_t r, unsigned nargs, size_t n, int lcmo
     if (cat != CAT_SHORT) {
         if (lcmode == LC_EVENT) {
             CHECKF(ev != GEX_EVENT_NO_OP, "%s: *lc_opt not written", what);
-            if (n & 1) {
+            if (n & 1)
                 gex_Event_Wait(ev);
-            } else {
-                double t0 = test_now();
-                while (gex_Event_Test(ev) != 0) {
-                    gasnet_AMPoll();
-                    CHECKF(test_now() - t0 < WAIT_SECS, "%s: local completion never came", what);
-                }
-            }
+            else
+                TEST_POLL_UNTIL(gex_Event_Test(ev) == 0, WAIT_SECS, "%s: local completion never came", what);
         } else if (lcmode == LC_GROUP) {
-            if (n & 1) {
+            if (n & 1)
                 gex_NBI_Wait(GEX_EC_AM, 0);
-            } else {
-                double t0 = test_now();
-                while (gex_NBI_Test(GEX_EC_AM, 0) != 0) {
-                    gasnet_AMPoll();
-                    CHECKF(test_now() - t0 < WAIT_SECS, "%s: NBI local completion never came", what);
-                }
-            }
+            else
+                TEST_POLL_UNTIL(gex_NBI_Test(GEX_EC_AM, 0) == 0, WAIT_SECS, "%s: NBI local completion never came",
+                                what);
         }
         for (size_t i = 0; i < n; i++) src[i] = (uint8_t)~src[i]; /* locally complete: scribble */
     }

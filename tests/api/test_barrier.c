@@ -47,15 +47,10 @@ static void maybe_delay(long i) {
 static void nb_barrier(long i) {
     gex_Event_t ev = gex_Coll_BarrierNB(test_tm, 0);
     CHECK(ev != GEX_EVENT_NO_OP);
-    if (i & 1) {
+    if (i & 1)
         gex_Event_Wait(ev);
-    } else {
-        double t0 = test_now();
-        while (gex_Event_Test(ev) != 0) {
-            gasnet_AMPoll();
-            CHECKF(test_now() - t0 < WAIT_SECS, "gex_Coll_BarrierNB %ld never completed", i);
-        }
-    }
+    else
+        TEST_POLL_UNTIL(gex_Event_Test(ev) == 0, WAIT_SECS, "gex_Coll_BarrierNB %ld never completed", i);
     n_barriers++;
 }
 

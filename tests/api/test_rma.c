@@ -41,18 +41,10 @@ static uint64_t seedG(gex_Rank_t from, gex_Rank_t to, size_t s) { return seedP(f
 static uint64_t seedGuard(gex_Rank_t from, size_t s) { return seedP(from, from, s, 14); }
 
 static void wait_event_polling(gex_Event_t ev, const char *what) {
-    double t0 = test_now();
-    while (gex_Event_Test(ev) != 0) {
-        gasnet_AMPoll();
-        CHECKF(test_now() - t0 < WAIT_SECS, "%s: event never completed", what);
-    }
+    TEST_POLL_UNTIL(gex_Event_Test(ev) == 0, WAIT_SECS, "%s: event never completed", what);
 }
 static void nbi_wait_polling(gex_EC_t ec, const char *what) {
-    double t0 = test_now();
-    while (gex_NBI_Test(ec, 0) != 0) {
-        gasnet_AMPoll();
-        CHECKF(test_now() - t0 < WAIT_SECS, "%s: NBI operations never completed", what);
-    }
+    TEST_POLL_UNTIL(gex_NBI_Test(ec, 0) == 0, WAIT_SECS, "%s: NBI operations never completed", what);
 }
 static void invert(uint8_t *p, size_t n) { for (size_t i = 0; i < n; i++) p[i] = (uint8_t)~p[i]; }
 

@@ -76,49 +76,29 @@ static gex_AM_Entry_t g_handlers[] = {
     {H_FLOOD, (gex_AM_Fn_t)h_flood, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "h_flood"},
 };
 
-/* One timed run of the raw two-flag baseline; returns ns per round trip on rank 0. */
-static double raw_rtt_run(const bench_job_t *j, long iters) {
-    uint64_t base = g_raw_seq, t0 = 0, t1 = 0;
-    g_raw_seq += RTT_WARMUP + iters;
+/* One timed run of a raw baseline; returns ns per round trip on rank 0. Round trip i:
+ * rank 0 stores step*i-(step-1) to `out` and waits for step*i on `in`; rank 1 waits for
+ * the first and answers with the second. Two flags: out=ping, in=pong, step 1. One
+ * toggled flag: out=in=toggle, step 2 (odd: rank 0 wrote it, even: rank 1). `*done`
+ * counts round trips so far, the same on both ranks. */
+static double raw_bounce_run(const bench_job_t *j, long iters, atomic_uint_fast64_t *out,
+                             atomic_uint_fast64_t *in, uint64_t step, uint64_t *done) {
+    uint64_t base = *done, t0 = 0, t1 = 0;
+    *done += RTT_WARMUP + iters;
     bench_barrier(j);
     if (j->me == 0) {
-        for (uint64_t i = base + 1; i <= g_raw_seq; i++) {
+        for (uint64_t i = base + 1; i <= *done; i++) {
             if (i == base + RTT_WARMUP + 1) t0 = bench_now_ns();
-            atomic_store_explicit(&g_raw->ping, i, memory_order_release);
-            while (atomic_load_explicit(&g_raw->pong, memory_order_acquire) != i) {
+            atomic_store_explicit(out, step * i - (step - 1), memory_order_release);
+            while (atomic_load_explicit(in, memory_order_acquire) != step * i) {
             }
         }
         t1 = bench_now_ns();
     } else if (j->me == 1) {
-        for (uint64_t i = base + 1; i <= g_raw_seq; i++) {
-            while (atomic_load_explicit(&g_raw->ping, memory_order_acquire) != i) {
+        for (uint64_t i = base + 1; i <= *done; i++) {
+            while (atomic_load_explicit(out, memory_order_acquire) != step * i - (step - 1)) {
             }
-            atomic_store_explicit(&g_raw->pong, i, memory_order_release);
-        }
-    }
-    bench_barrier(j);
-    return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
-}
-
-/* One timed run of the raw one-flag baseline: round trip i takes the flag from 2i-2 to
- * 2i-1 (rank 0) and on to 2i (rank 1). */
-static double raw_toggle_run(const bench_job_t *j, long iters) {
-    uint64_t base = g_raw_toggle, t0 = 0, t1 = 0;
-    g_raw_toggle += RTT_WARMUP + iters;
-    bench_barrier(j);
-    if (j->me == 0) {
-        for (uint64_t i = base + 1; i <= g_raw_toggle; i++) {
-            if (i == base + RTT_WARMUP + 1) t0 = bench_now_ns();
-            atomic_store_explicit(&g_raw->toggle, 2 * i - 1, memory_order_release);
-            while (atomic_load_explicit(&g_raw->toggle, memory_order_acquire) != 2 * i) {
-            }
-        }
-        t1 = bench_now_ns();
-    } else if (j->me == 1) {
-        for (uint64_t i = base + 1; i <= g_raw_toggle; i++) {
-            while (atomic_load_explicit(&g_raw->toggle, memory_order_acquire) != 2 * i - 1) {
-            }
-            atomic_store_explicit(&g_raw->toggle, 2 * i, memory_order_release);
+            atomic_store_explicit(in, step * i, memory_order_release);
         }
     }
     bench_barrier(j);
@@ -208,8 +188,8 @@ int main(int argc, char **argv) {
 
     double raw = 1e30, tog = 1e30, am = 1e30, med = 1e30, rate = 0.0;
     for (int r = 0; r < RTT_RUNS; r++) {
-        double a = raw_rtt_run(j, RTT_ITERS);
-        double t = raw_toggle_run(j, RTT_ITERS);
+        double a = raw_bounce_run(j, RTT_ITERS, &g_raw->ping, &g_raw->pong, 1, &g_raw_seq);
+        double t = raw_bounce_run(j, RTT_ITERS, &g_raw->toggle, &g_raw->toggle, 2, &g_raw_toggle);
         double b = am_rtt_run(j, RTT_WARMUP, RTT_ITERS, NULL);
         if (a < raw) raw = a;
         if (t < tog) tog = t;
