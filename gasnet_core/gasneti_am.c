@@ -52,15 +52,23 @@ static void debug_check_send(const gasneti_am_msg_t *m, gex_TM_t tm, gex_Rank_t 
 #  define DEBUG_CHECK_SEND(m, tm, rank, lc) ((void)0)
 #endif
 
-int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+static inline void check_lengths(const gasneti_am_msg_t *m) {
     if (GASNETI_UNLIKELY(m->nargs > GASNETI_MAX_ARGS)) bad_nargs(m);
     if (m->category != GASNETI_AM_SHORT) {
         size_t limit = m->category == GASNETI_AM_MEDIUM ? gasneti_am_max_medium : gasneti_am_max_long;
         if (GASNETI_UNLIKELY(m->nbytes > limit)) bad_length(m, limit);
     }
-    if (GASNETC_NBRHD_ONLY || gasneti_nbrhd_index[m->jobrank] >= 0) {
+}
+
+/* Does m fit in a PSHM lane slot (gasneti_pshm_lanes.c)? */
+#define LANE_FITS(m) ((m)->category != GASNETI_AM_MEDIUM || (m)->nbytes <= GASNETI_LANE_INLINE)
+
+int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    check_lengths(m);
+    int32_t idx = gasneti_nbrhd_index[m->jobrank];
+    if (GASNETC_NBRHD_ONLY || idx >= 0) {
         /* PSHM copies the payload before returning: locally complete at once */
-        int rc = gasneti_pshm_am_send(m);
+        int rc = m->is_req && gasneti_lanes_on && LANE_FITS(m) ? gasneti_lanes_request(m, idx) : gasneti_pshm_am_send(m);
         if (!rc) gasneti_lc_done_at_once(lc_opt);
         return rc;
     }
@@ -83,6 +91,12 @@ static int reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     token->replied = 1;
     m->jobrank = token->srcrank;
     DEBUG_CHECK_SEND(m, NULL, 0, lc_opt);
+    if (token->lane && LANE_FITS(m)) { /* into the request's own slot: always room */
+        check_lengths(m);
+        gasneti_lanes_reply(token->lane, m);
+        gasneti_lc_done_at_once(lc_opt);
+        return GASNET_OK;
+    }
     return gasneti_am_send(m, lc_opt);
 }
 

@@ -47,7 +47,8 @@ GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
             (e->gex_nargs != GASNETI_NARGS_ANY && e->gex_nargs != m->nargs))
             gasneti_bad_delivery(m, e);
     }
-    struct gasneti_token_s t = {m->srcrank, gasneti_client0->_ep0, e, m->is_req, m->category == GASNETI_AM_LONG, 0};
+    struct gasneti_token_s t = {m->srcrank, gasneti_client0->_ep0, e, m->is_req, m->category == GASNETI_AM_LONG, 0,
+                                m->lane};
     gex_Token_t tok = &t, saved = gasneti_cur_token;
     gex_AM_Fn_t fn = e->gex_fnptr;
     const gex_AM_Arg_t *a = m->args;

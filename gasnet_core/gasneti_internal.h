@@ -43,13 +43,30 @@ typedef struct {
     const gex_AM_Arg_t *args;
     void *payload;            /* Medium: the data; Long: dest_addr (data already there) */
     size_t nbytes;
+    struct gasneti_lane_reply_s *lane; /* a request that came through a PSHM lane, else NULL */
 } gasneti_am_recv_t;
+
+/* A reply to a request that came through a PSHM lane (gasneti_pshm_lanes.c), held here
+ * while the handler runs and then written into the request's slot in one burst. */
+#define GASNETI_LANE_INLINE 168 /* Medium payload bytes a lane slot carries */
+typedef struct { /* a lane slot, less its state word */
+    uint32_t meta; /* the bytes category, is_req, nargs, handler of gasneti_am_msg_t */
+    uint32_t nbytes;
+    uint64_t dest; /* Long: destination address (the receiver's own address space) */
+    gex_AM_Arg_t args[16];
+    uint8_t data[GASNETI_LANE_INLINE];
+} gasneti_lane_msg_t;
+struct gasneti_lane_reply_s {
+    int replied;
+    gasneti_lane_msg_t msg;
+};
 
 struct gasneti_token_s {
     gex_Rank_t srcrank;
     gex_EP_t ep;
     const gex_AM_Entry_t *entry;
     uint8_t is_req, is_long, replied;
+    struct gasneti_lane_reply_s *lane;
 };
 
 /* Running the handler of an arrived AM: gasneti_am_deliver() in gasneti_deliver.h. */
@@ -88,6 +105,13 @@ extern void gasneti_pshm_init(void);
 extern int gasneti_pshm_am_send(const gasneti_am_msg_t *m);
 extern int gasneti_pshm_poll(int replies_only);
 extern size_t gasneti_pshm_max_medium;
+/* lanes (gasneti_pshm_lanes.c): the per-pair fast path, on when gasneti_lanes_on */
+extern int gasneti_lanes_on;
+extern size_t gasneti_lanes_bytes(gex_Rank_t nbrhd_size, uint64_t lane_depth);
+extern void gasneti_lanes_init(uint8_t *base, uint64_t lane_depth);
+extern int gasneti_lanes_request(const gasneti_am_msg_t *m, int32_t nbrhd_idx);
+extern int gasneti_lanes_reply(struct gasneti_lane_reply_s *r, const gasneti_am_msg_t *m);
+extern int gasneti_lanes_poll(int replies_only);
 /* shared-memory objects: create (owner) or map (peer) a named object of `size` bytes */
 extern void *gasneti_shm_create(const char *tag, size_t size);
 extern void *gasneti_shm_attach(const char *tag, size_t size);

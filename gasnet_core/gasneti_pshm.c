@@ -54,6 +54,10 @@ typedef struct {
     ringhdr_t *hdr;
     slot_t *slots;
     uint8_t *payload;
+    /* the owner polls here: the seq word of the slot at `tail`, and its value once a
+     * message is there (set by drain; torn reads only cost a wasted or a missed look) */
+    const uint64_t *watch;
+    uint64_t want;
 } ring_t;
 
 size_t gasneti_pshm_max_medium = GASNETC_MAX_MEDIUM;
@@ -74,6 +78,8 @@ static ring_t ring_at(uint8_t *base, gex_Rank_t idx, int kind) {
     r.hdr = (ringhdr_t *)p;
     r.slots = (slot_t *)(p + sizeof(ringhdr_t));
     r.payload = p + sizeof(ringhdr_t) + depth * sizeof(slot_t);
+    r.watch = &r.slots[0].seq;
+    r.want = 1;
     return r;
 }
 
@@ -85,7 +91,8 @@ void gasneti_pshm_init(void) {
     mask = depth - 1;
     ring_bytes = sizeof(ringhdr_t) + depth * (sizeof(slot_t) + gasneti_pshm_max_medium);
     ring_bytes = (ring_bytes + GASNET_PAGESIZE - 1) & ~(size_t)(GASNET_PAGESIZE - 1);
-    size_t total = ring_bytes * 2 * gasneti_nbrhd_size;
+    size_t lanes = gasneti_lanes_bytes(gasneti_nbrhd_size, depth);
+    size_t total = ring_bytes * 2 * gasneti_nbrhd_size + lanes;
     ctl_bytes = total;
 
     char tag[32];
@@ -114,6 +121,7 @@ void gasneti_pshm_init(void) {
         for (int k = 0; k < 2; k++) rings[2 * i + k] = ring_at(ctl_base, i, k);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus > 0 && gasneti_nbrhd_size > (gex_Rank_t)cpus) gasneti_idle_polls_before_yield = 16;
+    if (lanes) gasneti_lanes_init(ctl_base + ring_bytes * 2 * gasneti_nbrhd_size, depth);
     my_req = &rings[2 * gasneti_nbrhd_myidx];
     my_rep = &rings[2 * gasneti_nbrhd_myidx + 1];
 }
@@ -174,20 +182,20 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
     return GASNET_OK;
 }
 
-/* Is there a message at the head of this queue? One load (plus one for tail). */
+/* Is there a message at the head of this queue? */
 static inline int ring_ready(const ring_t *r) {
-    uint64_t pos = __atomic_load_n(&r->hdr->tail, __ATOMIC_RELAXED);
-    return __atomic_load_n(&r->slots[pos & mask].seq, __ATOMIC_ACQUIRE) == pos + 1;
+    return __atomic_load_n(__atomic_load_n(&r->watch, __ATOMIC_RELAXED), __ATOMIC_RELAXED) ==
+           __atomic_load_n(&r->want, __ATOMIC_RELAXED);
 }
 
 GASNETI_NOINLINE static int drain(ring_t *r, int max) {
     if (GASNETI_LOCKS && __atomic_exchange_n(&r->hdr->poll_lock, 1, __ATOMIC_ACQUIRE)) return 0;
     int n = 0;
     while (n < max) {
-        uint64_t pos = __atomic_load_n(&r->hdr->tail, __ATOMIC_RELAXED); /* others peek at it (ring_ready) */
+        uint64_t pos = r->hdr->tail;
         slot_t *s = &r->slots[pos & mask];
         if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos + 1) break;
-        __atomic_store_n(&r->hdr->tail, pos + 1, __ATOMIC_RELAXED);
+        r->hdr->tail = pos + 1;
         gasneti_am_recv_t m;
         uint8_t meta[4]; /* the bytes the sender copied from gasneti_am_msg_t (any endianness) */
         memcpy(meta, &s->meta, sizeof(meta));
@@ -198,6 +206,7 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
         m.handler = meta[3];
         m.args = s->args;
         m.nbytes = s->nbytes;
+        m.lane = NULL;
         if (m.category == GASNETI_AM_MEDIUM)
             m.payload = m.nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
         else
@@ -206,12 +215,15 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
         __atomic_store_n(&r->hdr->released, pos + 1, __ATOMIC_RELEASE);
         n++;
     }
+    uint64_t pos = r->hdr->tail;
+    __atomic_store_n(&r->watch, &r->slots[pos & mask].seq, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->want, pos + 1, __ATOMIC_RELAXED);
     if (GASNETI_LOCKS) __atomic_store_n(&r->hdr->poll_lock, 0, __ATOMIC_RELEASE);
     return n;
 }
 
 int gasneti_pshm_poll(int replies_only) {
-    int n = 0;
+    int n = gasneti_lanes_on ? gasneti_lanes_poll(replies_only) : 0;
     if (ring_ready(my_rep)) n = drain(my_rep, 64);
     if (!replies_only && ring_ready(my_req)) n += drain(my_req, 64);
     return n;

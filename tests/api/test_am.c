@@ -318,6 +318,10 @@ static void on_msg(gex_Token_t t, int cat, unsigned nargs, void *buf, size_t nby
     int rc = send_rep(variadic, cat, t, hi->index, nargs, rsrc, rn, rdest, GEX_EVENT_NOW, rav);
     CHECKF(rc == 0, "gex_AM_Reply%s%s returned %d", cat_name[cat], variadic ? "" : "M", rc);
     if (rsrc) for (size_t i = 0; i < rn; i++) rsrc[i] = (uint8_t)~rsrc[i]; /* locally complete: scribble */
+    /* the request's payload stays valid until the handler returns, reply or not */
+    if (cat == CAT_MEDIUM)
+        CHECK_PAT(buf, nbytes, pseed(cat, isreq, src, test_rank, nbytes, nargs),
+                  "Medium request from rank %u, %u args, after the handler replied", (unsigned)src, nargs);
 }
 
 #define DEF_HANDLERS(M)                                                                          \

@@ -92,6 +92,8 @@ always)
     }
     run_job 0 ok
     check_launch_error "GASNET_PSHM_NODES=0" GASNET_PSHM_NODES 1 $?
+    GASNET_PSHM_LANES_MAX=-1 run_job 2 ok
+    check_launch_error "GASNET_PSHM_LANES_MAX=-1, 2 ranks" GASNET_PSHM_LANES_MAX 1 $?
     GASNET_MAX_SEGSIZE=100000GB run_job 1 bigseg
     check_launch_error "GASNET_MAX_SEGSIZE=100000GB, 1 rank" GASNET_MAX_SEGSIZE 1 $?
     GASNET_MAX_SEGSIZE=100000GB run_job 2 bigseg
