@@ -14,7 +14,10 @@
  * producers and read only by the owner (one cache-line transfer per message, as for a
  * flag bounce); producers read `released` only when their cached copy says the ring
  * may be full. Long payloads are copied
- * by the sender straight into the target's segment (mapped in every neighbor). */
+ * by the sender straight into the target's segment (mapped in every neighbor).
+ * In neighborhoods of up to GASNET_PSHM_LANES_MAX processes, small requests and their
+ * replies take the per-pair lanes of gasneti_pshm_lanes.c instead (set up here, in the
+ * same control region); these queues then carry large Mediums and their replies. */
 #include "conduit_contract.h"
 #include "gasneti_deliver.h"
 
@@ -224,7 +227,7 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
 
 int gasneti_pshm_poll(int replies_only) {
     int n = gasneti_lanes_on ? gasneti_lanes_poll(replies_only) : 0;
-    if (ring_ready(my_rep)) n = drain(my_rep, 64);
+    if (ring_ready(my_rep)) n += drain(my_rep, 64);
     if (!replies_only && ring_ready(my_req)) n += drain(my_req, 64);
     return n;
 }
