@@ -6,6 +6,8 @@
 
 #include "gasneti_internal.h"
 
+#include <string.h>
+
 extern void gasneti_bad_delivery(const gasneti_am_recv_t *m, const gex_AM_Entry_t *e) GASNETI_COLD GASNETI_NORETURN;
 
 /* Handlers are called through the unprototyped gex_AM_Fn_t with the spec's argument
@@ -36,6 +38,22 @@ extern void gasneti_bad_delivery(const gasneti_am_recv_t *m, const gex_AM_Entry_
     case 15: fn(PRE A15); break; case 16: fn(PRE A16); break;
 #define SHORT_PRE tok
 #define MEDLONG_PRE tok, buf, nbytes
+
+/* Fill m from a same-host slot: `meta` holds the bytes category, is_req, nargs, handler
+ * as the sender copied them from its gasneti_am_msg_t (so any endianness works). */
+GASNETI_ALWAYS_INLINE void gasneti_recv_from_meta(gasneti_am_recv_t *m, gex_Rank_t src, uint32_t meta,
+                                                  const gex_AM_Arg_t *args, size_t nbytes) {
+    uint8_t b[4];
+    memcpy(b, &meta, sizeof(b));
+    m->srcrank = src;
+    m->category = b[0];
+    m->is_req = b[1];
+    m->nargs = b[2];
+    m->handler = b[3];
+    m->args = args;
+    m->nbytes = nbytes;
+    m->lane = NULL;
+}
 
 GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
     const gex_AM_Entry_t *e = &gasneti_handler_table[m->handler];

@@ -105,12 +105,18 @@ extern void gasneti_pshm_init(void);
 extern int gasneti_pshm_am_send(const gasneti_am_msg_t *m);
 extern int gasneti_pshm_poll(int replies_only);
 extern size_t gasneti_pshm_max_medium;
+/* A same-host Long: the sender copies the payload straight into the target's segment,
+ * which every neighbor maps (at _pshm_delta from the target's own address). */
+#define gasneti_pshm_copy_long(m)                                                                         \
+    ((m)->nbytes ? (void)memcpy((void *)((uintptr_t)(m)->dest_addr + gasneti_peerseg[(m)->jobrank]._pshm_delta), \
+                                (m)->src, (m)->nbytes)                                                    \
+                 : (void)0)
 /* lanes (gasneti_pshm_lanes.c): the per-pair fast path, on when gasneti_lanes_on */
 extern int gasneti_lanes_on;
 extern size_t gasneti_lanes_bytes(gex_Rank_t nbrhd_size, uint64_t lane_depth);
 extern void gasneti_lanes_init(uint8_t *base, uint64_t lane_depth);
 extern int gasneti_lanes_request(const gasneti_am_msg_t *m, int32_t nbrhd_idx);
-extern int gasneti_lanes_reply(struct gasneti_lane_reply_s *r, const gasneti_am_msg_t *m);
+extern void gasneti_lanes_reply(struct gasneti_lane_reply_s *r, const gasneti_am_msg_t *m);
 extern int gasneti_lanes_poll(int replies_only);
 /* shared-memory objects: create (owner) or map (peer) a named object of `size` bytes */
 extern void *gasneti_shm_create(const char *tag, size_t size);

@@ -175,10 +175,7 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
         void *dst = m->nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
         memcpy(dst, m->src, m->nbytes);
     } else if (m->category == GASNETI_AM_LONG) {
-        if (m->nbytes) {
-            intptr_t delta = gasneti_peerseg[m->jobrank]._pshm_delta;
-            memcpy((void *)((uintptr_t)m->dest_addr + delta), m->src, m->nbytes);
-        }
+        gasneti_pshm_copy_long(m);
         s->dest = (uint64_t)(uintptr_t)m->dest_addr;
     }
     __atomic_store_n(&s->seq, pos + 1, __ATOMIC_RELEASE);
@@ -200,16 +197,7 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
         if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos + 1) break;
         r->hdr->tail = pos + 1;
         gasneti_am_recv_t m;
-        uint8_t meta[4]; /* the bytes the sender copied from gasneti_am_msg_t (any endianness) */
-        memcpy(meta, &s->meta, sizeof(meta));
-        m.srcrank = s->src;
-        m.category = meta[0];
-        m.is_req = meta[1];
-        m.nargs = meta[2];
-        m.handler = meta[3];
-        m.args = s->args;
-        m.nbytes = s->nbytes;
-        m.lane = NULL;
+        gasneti_recv_from_meta(&m, s->src, s->meta, s->args, s->nbytes);
         if (m.category == GASNETI_AM_MEDIUM)
             m.payload = m.nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
         else

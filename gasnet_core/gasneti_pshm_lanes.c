@@ -96,15 +96,7 @@ void gasneti_lanes_init(uint8_t *base, uint64_t lane_depth) {
 #endif
 
 static inline void recv_from_slot(gasneti_am_recv_t *m, lslot_t *s, gex_Rank_t src) {
-    uint8_t meta[4]; /* the bytes the sender copied from gasneti_am_msg_t */
-    memcpy(meta, &s->msg.meta, sizeof(meta));
-    m->srcrank = src;
-    m->category = meta[0];
-    m->is_req = meta[1];
-    m->nargs = meta[2];
-    m->handler = meta[3];
-    m->args = s->msg.args;
-    m->nbytes = s->msg.nbytes;
+    gasneti_recv_from_meta(m, src, s->msg.meta, s->msg.args, s->msg.nbytes);
     m->payload = m->category == GASNETI_AM_MEDIUM ? (void *)s->msg.data : (void *)(uintptr_t)s->msg.dest;
 }
 
@@ -119,8 +111,7 @@ static inline void write_msg(gasneti_lane_msg_t *d, const gasneti_am_msg_t *m) {
     if (m->category == GASNETI_AM_MEDIUM) {
         if (m->nbytes) memcpy(d->data, m->src, m->nbytes);
     } else if (m->category == GASNETI_AM_LONG) {
-        if (m->nbytes) memcpy((void *)((uintptr_t)m->dest_addr + gasneti_peerseg[m->jobrank]._pshm_delta), m->src,
-                              m->nbytes);
+        gasneti_pshm_copy_long(m);
         d->dest = (uint64_t)(uintptr_t)m->dest_addr;
     }
 }
@@ -141,15 +132,13 @@ static inline void copy_reply(gasneti_lane_msg_t *d, const gasneti_lane_msg_t *r
 static int reap(lane_t *l) {
     if (!LANE_TRYLOCK(l)) return 0;
     int n = 0;
-    for (;;) {
+    for (;;) { /* ends at the first slot not back yet, or not sent yet (earlier lap's value) */
         uint64_t p = l->tail;
-        if (p == __atomic_load_n(&l->head, __ATOMIC_RELAXED)) break;
         lslot_t *s = &l->slots[p & mask];
         uint64_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
         if (st == 4 * p + ST_REP) {
             gasneti_am_recv_t m;
             recv_from_slot(&m, s, l->peer);
-            m.lane = NULL;
             gasneti_am_deliver(&m);
             n++;
         } else if (st != 4 * p + ST_DONE) {
@@ -248,8 +237,7 @@ int gasneti_lanes_request(const gasneti_am_msg_t *m, int32_t idx) {
 /* A reply from the handler of a request that came through a lane: held in r until the
  * handler returns (the request's payload stays in the slot for the handler), then
  * written into the request's slot by drain(). */
-int gasneti_lanes_reply(struct gasneti_lane_reply_s *r, const gasneti_am_msg_t *m) {
+void gasneti_lanes_reply(struct gasneti_lane_reply_s *r, const gasneti_am_msg_t *m) {
     write_msg(&r->msg, m);
     r->replied = 1;
-    return GASNET_OK;
 }
