@@ -46,20 +46,10 @@ typedef struct {
     struct gasneti_lane_reply_s *lane; /* a request that came through a PSHM lane, else NULL */
 } gasneti_am_recv_t;
 
-/* A reply to a request that came through a PSHM lane (gasneti_pshm_lanes.c), held here
- * while the handler runs and then written into the request's slot in one burst. */
-#define GASNETI_LANE_INLINE 168 /* Medium payload bytes a lane slot carries */
-typedef struct { /* a lane slot, less its state word */
-    uint32_t meta; /* the bytes category, is_req, nargs, handler of gasneti_am_msg_t */
-    uint32_t nbytes;
-    uint64_t dest; /* Long: destination address (the receiver's own address space) */
-    gex_AM_Arg_t args[16];
-    uint8_t data[GASNETI_LANE_INLINE];
-} gasneti_lane_msg_t;
-struct gasneti_lane_reply_s {
-    int replied;
-    gasneti_lane_msg_t msg;
-};
+/* Medium payload bytes a PSHM lane slot carries (gasneti_pshm_lanes.c); a reply to a
+ * request that came through a lane is handled by struct gasneti_lane_reply_s there. */
+#define GASNETI_LANE_INLINE 168
+struct gasneti_lane_reply_s;
 
 struct gasneti_token_s {
     gex_Rank_t srcrank;
