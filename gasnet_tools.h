@@ -31,6 +31,15 @@ static inline gasnett_tick_t gasnett_ticks_now(void) {
 #define gasnett_local_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define gasnett_local_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define gasnett_local_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+/* In a loop that waits for another CPU: lets a hyperthread sibling run, and spares the
+ * watched line a storm of reads while its writer wants it. */
+#if defined(__x86_64__) || defined(__i386__)
+#  define gasnett_spinloop_hint() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#  define gasnett_spinloop_hint() __asm__ __volatile__("yield" ::: "memory")
+#else
+#  define gasnett_spinloop_hint() gasnett_compiler_fence()
+#endif
 
 /* ---- atomics (sequentially consistent) ---- */
 typedef uint32_t gasnett_atomic_val_t;

@@ -8,7 +8,8 @@
 
 #include <string.h>
 
-extern void gasneti_bad_delivery(const gasneti_am_recv_t *m, const gex_AM_Entry_t *e) GASNETI_COLD GASNETI_NORETURN;
+extern void gasneti_bad_delivery(gex_Rank_t src, unsigned category, unsigned is_req, unsigned nargs, unsigned handler,
+                                 const gex_AM_Entry_t *e) GASNETI_COLD GASNETI_NORETURN;
 
 /* Handlers are called through the unprototyped gex_AM_Fn_t with the spec's argument
  * lists; A(n) expands to the first n arguments. */
@@ -55,30 +56,35 @@ GASNETI_ALWAYS_INLINE void gasneti_recv_from_meta(gasneti_am_recv_t *m, gex_Rank
     m->lane = NULL;
 }
 
-GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
-    const gex_AM_Entry_t *e = &gasneti_handler_table[m->handler];
-    if (GASNETI_UNLIKELY(!e->gex_fnptr)) gasneti_bad_delivery(m, e);
-    if (GASNETI_DEBUG && m->handler >= GEX_AM_INDEX_BASE) {
+/* Run the handler of an arrived AM given field by field (so that a transport's receive
+ * loop keeps them in registers), and gasneti_am_deliver() given a gasneti_am_recv_t. */
+GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, unsigned is_req, unsigned nargs,
+                                           gex_AM_Index_t handler, const gex_AM_Arg_t *a, void *buf,
+                                           size_t nbytes, struct gasneti_lane_reply_s *lane) {
+    const gex_AM_Entry_t *e = &gasneti_handler_table[handler];
+    if (GASNETI_UNLIKELY(!e->gex_fnptr)) gasneti_bad_delivery(src, category, is_req, nargs, handler, e);
+    if (GASNETI_DEBUG && handler >= GEX_AM_INDEX_BASE) {
         static const gex_Flags_t catflag[] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG};
-        if (!(e->gex_flags & catflag[m->category]) ||
-            !(e->gex_flags & (m->is_req ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY)) ||
-            (e->gex_nargs != GASNETI_NARGS_ANY && e->gex_nargs != m->nargs))
-            gasneti_bad_delivery(m, e);
+        if (!(e->gex_flags & catflag[category]) ||
+            !(e->gex_flags & (is_req ? GEX_FLAG_AM_REQUEST : GEX_FLAG_AM_REPLY)) ||
+            (e->gex_nargs != GASNETI_NARGS_ANY && e->gex_nargs != nargs))
+            gasneti_bad_delivery(src, category, is_req, nargs, handler, e);
     }
-    struct gasneti_token_s t = {m->srcrank, gasneti_client0->_ep0, e, m->is_req, m->category == GASNETI_AM_LONG, 0,
-                                m->lane};
+    struct gasneti_token_s t = {src, gasneti_client0->_ep0, e, (uint8_t)is_req, category == GASNETI_AM_LONG, 0, lane};
     gex_Token_t tok = &t, saved = gasneti_cur_token;
     gex_AM_Fn_t fn = e->gex_fnptr;
-    const gex_AM_Arg_t *a = m->args;
-    void *buf = m->payload;
-    size_t nbytes = m->nbytes;
     gasneti_cur_token = tok;
-    if (m->category == GASNETI_AM_SHORT) {
-        switch (m->nargs) { CASES(SHORT_PRE) }
+    if (category == GASNETI_AM_SHORT) {
+        switch (nargs) { CASES(SHORT_PRE) }
     } else {
-        switch (m->nargs) { CASES(MEDLONG_PRE) }
+        switch (nargs) { CASES(MEDLONG_PRE) }
     }
     gasneti_cur_token = saved;
+}
+
+GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
+    gasneti_deliver(m->srcrank, m->category, m->is_req, m->nargs, m->handler, m->args, m->payload, m->nbytes,
+                    m->lane);
 }
 
 #undef CASES

@@ -131,17 +131,24 @@ void gasneti_lanes_init(uint8_t *base, uint64_t lane_depth) {
 #  define LANE_UNLOCK(l) ((void)0)
 #endif
 
-/* Fill m from slot s, whose state word was w. */
-static inline void recv_from_slot(gasneti_am_recv_t *m, lslot_t *s, uint64_t w, gex_Rank_t src) {
-    gasneti_recv_from_meta(m, src, (uint32_t)w, s->args, 0);
-    m->payload = NULL;
-    if (m->category == GASNETI_AM_MEDIUM) {
-        m->nbytes = s->nbytes;
-        m->payload = s->data;
-    } else if (m->category == GASNETI_AM_LONG) {
-        m->nbytes = s->nbytes;
-        m->payload = (void *)(uintptr_t)s->dest;
+/* The meta half of a state word: category, is_req, nargs and handler, a byte each. */
+#define META(cat, is_req, nargs, handler) \
+    ((uint32_t)(cat) | (uint32_t)(is_req) << 8 | (uint32_t)(nargs) << 16 | (uint32_t)(handler) << 24)
+#define META_CAT(w) ((unsigned)(w)&0xff)
+#define META_IS_REQ(w) ((unsigned)((w) >> 8) & 0xff)
+#define META_NARGS(w) ((unsigned)((w) >> 16) & 0xff)
+#define META_HANDLER(w) ((gex_AM_Index_t)((w) >> 24))
+
+/* Run the handler of the message in slot s, whose state word was w. */
+GASNETI_ALWAYS_INLINE void deliver_slot(const lslot_t *s, uint64_t w, gex_Rank_t src, struct gasneti_lane_reply_s *r) {
+    unsigned cat = META_CAT(w);
+    void *buf = NULL;
+    size_t nbytes = 0;
+    if (cat != GASNETI_AM_SHORT) {
+        nbytes = s->nbytes;
+        buf = cat == GASNETI_AM_MEDIUM ? (void *)s->data : (void *)(uintptr_t)s->dest;
     }
+    gasneti_deliver(src, cat, META_IS_REQ(w), META_NARGS(w), META_HANDLER(w), s->args, buf, nbytes, r);
 }
 
 /* Arguments, length and payload of m into slot d (a Long payload goes straight to the
@@ -149,8 +156,7 @@ static inline void recv_from_slot(gasneti_am_recv_t *m, lslot_t *s, uint64_t w, 
  * the words m uses are written: the receiver may be reading this line while it waits,
  * and every store its read slips between costs another transfer of the line. */
 static inline uint32_t write_body(lslot_t *d, const gasneti_am_msg_t *m) {
-    uint32_t meta;
-    memcpy(&meta, &m->category, sizeof(meta)); /* category, is_req, nargs, handler */
+    uint32_t meta = META(m->category, m->is_req, m->nargs, m->handler);
     for (unsigned i = 0; i < m->nargs; i++) d->args[i] = m->args[i]; /* 0..16: cheaper than a memcpy call */
     if (m->category == GASNETI_AM_MEDIUM) {
         d->nbytes = (uint32_t)m->nbytes;
@@ -170,13 +176,11 @@ static inline void publish(lslot_t *s, uint32_t seq, uint32_t meta) {
 /* A held reply r into slot d, and publish it. */
 static inline void send_held(lslot_t *d, const lslot_t *r, uint32_t seq) {
     uint32_t meta = (uint32_t)r->word;
-    uint8_t b[4];
-    memcpy(b, &meta, sizeof(b)); /* category, is_req, nargs, handler */
-    for (unsigned i = 0; i < b[2]; i++) d->args[i] = r->args[i];
-    if (b[0] == GASNETI_AM_MEDIUM) {
+    for (unsigned i = 0; i < META_NARGS(meta); i++) d->args[i] = r->args[i];
+    if (META_CAT(meta) == GASNETI_AM_MEDIUM) {
         d->nbytes = r->nbytes;
         if (r->nbytes) memcpy(d->data, r->data, r->nbytes);
-    } else if (b[0] == GASNETI_AM_LONG) {
+    } else if (META_CAT(meta) == GASNETI_AM_LONG) {
         d->nbytes = r->nbytes;
         d->dest = r->dest;
     }
@@ -193,9 +197,7 @@ static int reap(lane_t *l) {
         uint64_t w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
         uint32_t d = WORD_SEQ(w) - SEQ(p, ST_REP);
         if (d == 0) {
-            gasneti_am_recv_t m;
-            recv_from_slot(&m, s, w, l->peer);
-            gasneti_am_deliver(&m);
+            deliver_slot(s, w, l->peer, NULL);
             n++;
         } else if (d != ST_DONE - ST_REP) {
             break;
@@ -219,14 +221,11 @@ GASNETI_NOINLINE static int drain(lane_t *l) {
         uint64_t w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
         if (WORD_SEQ(w) != SEQ(p, ST_REQ)) break;
         l->tail = p + 1;
-        gasneti_am_recv_t m;
-        recv_from_slot(&m, s, w, l->peer);
         r.slot = s;
         r.seq = SEQ(p, ST_REP);
-        r.hold = m.category == GASNETI_AM_MEDIUM;
+        r.hold = META_CAT(w) == GASNETI_AM_MEDIUM;
         r.state = R_NONE;
-        m.lane = &r;
-        gasneti_am_deliver(&m);
+        deliver_slot(s, w, l->peer, &r);
         /* after R_SENT the slot is the sender's again: not touched here */
         if (r.state == R_HELD)
             send_held(s, &r.held, r.seq);

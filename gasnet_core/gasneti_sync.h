@@ -4,6 +4,7 @@
 #ifndef GASNETI_SYNC_H
 #define GASNETI_SYNC_H
 
+#include "gasnet_tools.h"
 #if GASNETI_LOCKS
 #  include <pthread.h>
 #endif
@@ -15,6 +16,7 @@ GASNETI_BEGIN_EXTERNC
 #define gasneti_local_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define gasneti_local_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define gasneti_local_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define gasneti_spin_hint() gasnett_spinloop_hint() /* gasnet_tools.h */
 
 typedef struct {
     volatile int _v;

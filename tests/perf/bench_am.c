@@ -8,7 +8,10 @@
  *                  MAP_SHARED|MAP_ANONYMOUS mapping made before gex_Client_Init (so every
  *                  rank inherits it), with no library call.
  *   raw_toggle_rtt baseline: the same, with one flag that each side advances in turn.
- *                  The ratio is taken against the faster of the two raw figures.
+ *   raw_toggle_pause_rtt  baseline: the toggle again, with a pause (the spin hint the
+ *                  library's idle poll uses) in each wait; on a virtual machine whose
+ *                  two vCPUs share a core, that can be the fastest of the three.
+ *                  The ratio is taken against the fastest of the raw figures.
  *   am_medium64k_rtt  64 KiB Medium request, Short reply.
  *   am_short_flood    one-way Short requests; the last one's handler replies.
  * Raw and AM runs alternate. The round trips are the best of 5 x BENCH_RUNS short runs
@@ -37,11 +40,12 @@ typedef struct {
     _Alignas(64) atomic_uint_fast64_t ping; /* written by rank 0 */
     _Alignas(64) atomic_uint_fast64_t pong; /* written by rank 1 */
     _Alignas(64) atomic_uint_fast64_t toggle; /* odd: rank 0 wrote it, even: rank 1 */
+    _Alignas(64) atomic_uint_fast64_t toggle_pause; /* the same, for the run with pauses */
     _Alignas(64) atomic_uint_fast64_t nonce;
 } raw_flags_t;
 
 static raw_flags_t *g_raw;
-static uint64_t g_raw_seq, g_raw_toggle; /* round trips done so far; same on both ranks */
+static uint64_t g_raw_seq, g_raw_toggle, g_raw_toggle_pause; /* round trips so far; same on both ranks */
 
 static atomic_uint_fast64_t g_requests, g_replies, g_med_errors;
 static uint64_t g_flood_last; /* g_requests value at which the flood handler replies */
@@ -80,9 +84,17 @@ static gex_AM_Entry_t g_handlers[] = {
  * rank 0 stores step*i-(step-1) to `out` and waits for step*i on `in`; rank 1 waits for
  * the first and answers with the second. Two flags: out=ping, in=pong, step 1. One
  * toggled flag: out=in=toggle, step 2 (odd: rank 0 wrote it, even: rank 1). `*done`
- * counts round trips so far, the same on both ranks. */
+ * counts round trips so far, the same on both ranks. Each wait spins on the flag, with
+ * gasnett_spinloop_hint() in the loop when `pause`. */
+#define RAW_WAIT(flag, value, pause)                                              \
+    do {                                                                          \
+        if (pause)                                                                \
+            while (atomic_load_explicit(flag, memory_order_acquire) != (value)) gasnett_spinloop_hint(); \
+        else                                                                      \
+            while (atomic_load_explicit(flag, memory_order_acquire) != (value)) {} \
+    } while (0)
 static double raw_bounce_run(const bench_job_t *j, long iters, atomic_uint_fast64_t *out,
-                             atomic_uint_fast64_t *in, uint64_t step, uint64_t *done) {
+                             atomic_uint_fast64_t *in, uint64_t step, uint64_t *done, int pause) {
     uint64_t base = *done, t0 = 0, t1 = 0;
     *done += RTT_WARMUP + iters;
     bench_barrier(j);
@@ -90,14 +102,12 @@ static double raw_bounce_run(const bench_job_t *j, long iters, atomic_uint_fast6
         for (uint64_t i = base + 1; i <= *done; i++) {
             if (i == base + RTT_WARMUP + 1) t0 = bench_now_ns();
             atomic_store_explicit(out, step * i - (step - 1), memory_order_release);
-            while (atomic_load_explicit(in, memory_order_acquire) != step * i) {
-            }
+            RAW_WAIT(in, step * i, pause);
         }
         t1 = bench_now_ns();
     } else if (j->me == 1) {
         for (uint64_t i = base + 1; i <= *done; i++) {
-            while (atomic_load_explicit(out, memory_order_acquire) != step * i - (step - 1)) {
-            }
+            RAW_WAIT(out, step * i - (step - 1), pause);
             atomic_store_explicit(in, step * i, memory_order_release);
         }
     }
@@ -186,15 +196,20 @@ int main(int argc, char **argv) {
         if (maxmed < MED_BYTES) bench_fail(j, "gex_AM_MaxRequestMedium() < 65536");
     }
 
-    double raw = 1e30, tog = 1e30, am = 1e30, med = 1e30, rate = 0.0;
+    double raw = 1e30, tog = 1e30, togp = 1e30, am = 1e30, med = 1e30, rate = 0.0;
     for (int r = 0; r < RTT_RUNS; r++) {
-        double a = raw_bounce_run(j, RTT_ITERS, &g_raw->ping, &g_raw->pong, 1, &g_raw_seq);
-        double t = raw_bounce_run(j, RTT_ITERS, &g_raw->toggle, &g_raw->toggle, 2, &g_raw_toggle);
+        double a = raw_bounce_run(j, RTT_ITERS, &g_raw->ping, &g_raw->pong, 1, &g_raw_seq, 0);
+        double t = raw_bounce_run(j, RTT_ITERS, &g_raw->toggle, &g_raw->toggle, 2, &g_raw_toggle, 0);
+        double p = raw_bounce_run(j, RTT_ITERS, &g_raw->toggle_pause, &g_raw->toggle_pause, 2,
+                                  &g_raw_toggle_pause, 1);
         double b = am_rtt_run(j, RTT_WARMUP, RTT_ITERS, NULL);
         if (a < raw) raw = a;
         if (t < tog) tog = t;
+        if (p < togp) togp = p;
         if (b < am) am = b;
     }
+    double best_raw = raw < tog ? raw : tog;
+    if (togp < best_raw) best_raw = togp;
     unsigned char *medbuf = malloc(MED_BYTES);
     if (!medbuf) bench_fail(j, "malloc");
     memset(medbuf, 0x11, MED_BYTES);
@@ -213,8 +228,9 @@ int main(int argc, char **argv) {
     if (j->me == 0) {
         bench_print("raw_flag_rtt", raw, "ns");
         bench_print("raw_toggle_rtt", tog, "ns");
+        bench_print("raw_toggle_pause_rtt", togp, "ns");
         bench_print("am_short_rtt", am, "ns");
-        bench_ratio("am_short_rtt_vs_raw", am / (raw < tog ? raw : tog), 1, RTT_TARGET);
+        bench_ratio("am_short_rtt_vs_raw", am / best_raw, 1, RTT_TARGET);
         bench_print("am_medium64k_rtt", med, "ns");
         bench_print("am_short_flood", rate, "msgs/s");
     }
