@@ -104,10 +104,6 @@ int gasneti_AM_RequestShortA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handle
                              unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_SHORT, 1, (uint8_t)nargs, handler, flags, args,
                           NULL, 0, NULL};
-    if (!GASNETI_DEBUG && gasneti_lanes_on && nargs <= GASNETI_MAX_ARGS) { /* the latency path, unlayered */
-        int32_t idx = gasneti_nbrhd_index[m.jobrank];
-        if (GASNETC_NBRHD_ONLY || idx >= 0) return gasneti_lanes_request(&m, idx);
-    }
     return request(tm, rank, &m, NULL);
 }
 
@@ -129,12 +125,6 @@ int gasneti_AM_RequestLongA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler
 int gasneti_AM_ReplyShortA(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags, unsigned int nargs,
                            const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {0, GASNETI_AM_SHORT, 0, (uint8_t)nargs, handler, flags, args, NULL, 0, NULL};
-    if (!GASNETI_DEBUG && token->lane && nargs <= GASNETI_MAX_ARGS) { /* the latency path, unlayered */
-        token->replied = 1;
-        m.jobrank = token->srcrank;
-        gasneti_lanes_reply(token->lane, &m);
-        return GASNET_OK;
-    }
     return reply(token, &m, NULL);
 }
 

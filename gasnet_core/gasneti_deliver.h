@@ -40,22 +40,6 @@ extern void gasneti_bad_delivery(gex_Rank_t src, unsigned category, unsigned is_
 #define SHORT_PRE tok
 #define MEDLONG_PRE tok, buf, nbytes
 
-/* Fill m from a same-host slot: `meta` holds the bytes category, is_req, nargs, handler
- * as the sender copied them from its gasneti_am_msg_t (so any endianness works). */
-GASNETI_ALWAYS_INLINE void gasneti_recv_from_meta(gasneti_am_recv_t *m, gex_Rank_t src, uint32_t meta,
-                                                  const gex_AM_Arg_t *args, size_t nbytes) {
-    uint8_t b[4];
-    memcpy(b, &meta, sizeof(b));
-    m->srcrank = src;
-    m->category = b[0];
-    m->is_req = b[1];
-    m->nargs = b[2];
-    m->handler = b[3];
-    m->args = args;
-    m->nbytes = nbytes;
-    m->lane = NULL;
-}
-
 /* Run the handler of an arrived AM given field by field (so that a transport's receive
  * loop keeps them in registers), and gasneti_am_deliver() given a gasneti_am_recv_t. */
 GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, unsigned is_req, unsigned nargs,

@@ -23,7 +23,6 @@ enum { GASNETI_AM_SHORT = 0, GASNETI_AM_MEDIUM = 1, GASNETI_AM_LONG = 2 };
 #define GASNETI_AM_WOULD_BLOCK 1
 typedef struct {
     gex_Rank_t jobrank;       /* destination */
-    /* these four bytes, in this order, are the PSHM slot's meta word (one load) */
     uint8_t category;         /* GASNETI_AM_* */
     uint8_t is_req;
     uint8_t nargs;
@@ -34,6 +33,16 @@ typedef struct {
     size_t nbytes;
     void *dest_addr;          /* Long: address in the target's address space */
 } gasneti_am_msg_t;
+
+/* The meta word of a same-host slot (PSHM queues and lanes): category, is_req, nargs
+ * and handler of an AM, a byte each, packed and unpacked arithmetically. */
+#define GASNETI_META(cat, is_req, nargs, handler) \
+    ((uint32_t)(cat) | (uint32_t)(is_req) << 8 | (uint32_t)(nargs) << 16 | (uint32_t)(handler) << 24)
+#define GASNETI_META_OF(m) GASNETI_META((m)->category, (m)->is_req, (m)->nargs, (m)->handler)
+#define GASNETI_META_CAT(w) ((unsigned)(w)&0xff)
+#define GASNETI_META_IS_REQ(w) ((unsigned)((w) >> 8) & 0xff)
+#define GASNETI_META_NARGS(w) ((unsigned)((w) >> 16) & 0xff)
+#define GASNETI_META_HANDLER(w) ((gex_AM_Index_t)((w) >> 24))
 
 /* ---- an AM arriving (conduit or PSHM -> core) ---- */
 typedef struct {

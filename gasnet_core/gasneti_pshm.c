@@ -35,7 +35,7 @@ typedef struct {
     uint64_t seq; /* == position+1 once the message for that position is written */
     gex_Rank_t src;
     uint32_t nbytes;
-    uint32_t meta; /* the bytes category, is_req, nargs, handler of gasneti_am_msg_t */
+    uint32_t meta; /* GASNETI_META_OF(the gasneti_am_msg_t) */
     uint32_t pad;
     uint64_t dest; /* Long: destination address (the receiver's own address space) */
     gex_AM_Arg_t args[GASNETI_MAX_ARGS];
@@ -169,7 +169,7 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
     /* header and arguments first, in whole words */
     s->src = gasneti_mynode;
     s->nbytes = (uint32_t)m->nbytes;
-    memcpy(&s->meta, &m->category, sizeof(s->meta)); /* category, is_req, nargs, handler */
+    s->meta = GASNETI_META_OF(m);
     for (unsigned i = 0; i < m->nargs; i++) s->args[i] = m->args[i]; /* 0..16: cheaper than a memcpy call */
     if (m->category == GASNETI_AM_MEDIUM && m->nbytes) {
         void *dst = m->nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
@@ -196,13 +196,15 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
         slot_t *s = &r->slots[pos & mask];
         if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != pos + 1) break;
         r->hdr->tail = pos + 1;
-        gasneti_am_recv_t m;
-        gasneti_recv_from_meta(&m, s->src, s->meta, s->args, s->nbytes);
-        if (m.category == GASNETI_AM_MEDIUM)
-            m.payload = m.nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
+        uint32_t meta = s->meta;
+        unsigned cat = GASNETI_META_CAT(meta);
+        void *buf;
+        if (cat == GASNETI_AM_MEDIUM)
+            buf = s->nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
         else
-            m.payload = (void *)(uintptr_t)s->dest;
-        gasneti_am_deliver(&m);
+            buf = (void *)(uintptr_t)s->dest;
+        gasneti_deliver(s->src, cat, GASNETI_META_IS_REQ(meta), GASNETI_META_NARGS(meta),
+                        GASNETI_META_HANDLER(meta), s->args, buf, s->nbytes, NULL);
         __atomic_store_n(&r->hdr->released, pos + 1, __ATOMIC_RELEASE);
         n++;
     }

@@ -131,24 +131,17 @@ void gasneti_lanes_init(uint8_t *base, uint64_t lane_depth) {
 #  define LANE_UNLOCK(l) ((void)0)
 #endif
 
-/* The meta half of a state word: category, is_req, nargs and handler, a byte each. */
-#define META(cat, is_req, nargs, handler) \
-    ((uint32_t)(cat) | (uint32_t)(is_req) << 8 | (uint32_t)(nargs) << 16 | (uint32_t)(handler) << 24)
-#define META_CAT(w) ((unsigned)(w)&0xff)
-#define META_IS_REQ(w) ((unsigned)((w) >> 8) & 0xff)
-#define META_NARGS(w) ((unsigned)((w) >> 16) & 0xff)
-#define META_HANDLER(w) ((gex_AM_Index_t)((w) >> 24))
-
 /* Run the handler of the message in slot s, whose state word was w. */
 GASNETI_ALWAYS_INLINE void deliver_slot(const lslot_t *s, uint64_t w, gex_Rank_t src, struct gasneti_lane_reply_s *r) {
-    unsigned cat = META_CAT(w);
+    unsigned cat = GASNETI_META_CAT(w);
     void *buf = NULL;
     size_t nbytes = 0;
     if (cat != GASNETI_AM_SHORT) {
         nbytes = s->nbytes;
         buf = cat == GASNETI_AM_MEDIUM ? (void *)s->data : (void *)(uintptr_t)s->dest;
     }
-    gasneti_deliver(src, cat, META_IS_REQ(w), META_NARGS(w), META_HANDLER(w), s->args, buf, nbytes, r);
+    gasneti_deliver(src, cat, GASNETI_META_IS_REQ(w), GASNETI_META_NARGS(w), GASNETI_META_HANDLER(w), s->args, buf,
+                    nbytes, r);
 }
 
 /* Arguments, length and payload of m into slot d (a Long payload goes straight to the
@@ -156,7 +149,7 @@ GASNETI_ALWAYS_INLINE void deliver_slot(const lslot_t *s, uint64_t w, gex_Rank_t
  * the words m uses are written: the receiver may be reading this line while it waits,
  * and every store its read slips between costs another transfer of the line. */
 static inline uint32_t write_body(lslot_t *d, const gasneti_am_msg_t *m) {
-    uint32_t meta = META(m->category, m->is_req, m->nargs, m->handler);
+    uint32_t meta = GASNETI_META_OF(m);
     for (unsigned i = 0; i < m->nargs; i++) d->args[i] = m->args[i]; /* 0..16: cheaper than a memcpy call */
     if (m->category == GASNETI_AM_MEDIUM) {
         d->nbytes = (uint32_t)m->nbytes;
@@ -176,11 +169,11 @@ static inline void publish(lslot_t *s, uint32_t seq, uint32_t meta) {
 /* A held reply r into slot d, and publish it. */
 static inline void send_held(lslot_t *d, const lslot_t *r, uint32_t seq) {
     uint32_t meta = (uint32_t)r->word;
-    for (unsigned i = 0; i < META_NARGS(meta); i++) d->args[i] = r->args[i];
-    if (META_CAT(meta) == GASNETI_AM_MEDIUM) {
+    for (unsigned i = 0; i < GASNETI_META_NARGS(meta); i++) d->args[i] = r->args[i];
+    if (GASNETI_META_CAT(meta) == GASNETI_AM_MEDIUM) {
         d->nbytes = r->nbytes;
         if (r->nbytes) memcpy(d->data, r->data, r->nbytes);
-    } else if (META_CAT(meta) == GASNETI_AM_LONG) {
+    } else if (GASNETI_META_CAT(meta) == GASNETI_AM_LONG) {
         d->nbytes = r->nbytes;
         d->dest = r->dest;
     }
@@ -223,7 +216,7 @@ GASNETI_NOINLINE static int drain(lane_t *l) {
         l->tail = p + 1;
         r.slot = s;
         r.seq = SEQ(p, ST_REP);
-        r.hold = META_CAT(w) == GASNETI_AM_MEDIUM;
+        r.hold = GASNETI_META_CAT(w) == GASNETI_AM_MEDIUM;
         r.state = R_NONE;
         deliver_slot(s, w, l->peer, &r);
         /* after R_SENT the slot is the sender's again: not touched here */
