@@ -12,6 +12,14 @@
  *                  library's idle poll uses) in each wait; on a virtual machine whose
  *                  two vCPUs share a core, that can be the fastest of the three.
  *                  The ratio is taken against the fastest of the raw figures.
+ *   am_floor_rtt   reference, not a target: the least an AM round trip can cost, measured
+ *                  with a minimal AM protocol written here without the library (one
+ *                  64-byte slot in the same mapping, one store publishes a request or a
+ *                  reply with its handler index, the receiver calls the handler through a
+ *                  table of function pointers with a token, the request handler replies,
+ *                  a pause in each empty poll). No checks, no queues, no other peers. Its
+ *                  ratio to the raw figure shows what any AM implementation can reach in
+ *                  the machine's current state.
  *   am_medium64k_rtt  64 KiB Medium request, Short reply.
  *   am_short_flood    one-way Short requests; the last one's handler replies.
  * Raw and AM runs alternate. The round trips are the best of 5 x BENCH_RUNS short runs
@@ -41,6 +49,7 @@ typedef struct {
     _Alignas(64) atomic_uint_fast64_t pong; /* written by rank 1 */
     _Alignas(64) atomic_uint_fast64_t toggle; /* odd: rank 0 wrote it, even: rank 1 */
     _Alignas(64) atomic_uint_fast64_t toggle_pause; /* the same, for the run with pauses */
+    _Alignas(64) atomic_uint_fast64_t floor_word; /* (seq << 32) | handler index, for am_floor_rtt */
     _Alignas(64) atomic_uint_fast64_t nonce;
 } raw_flags_t;
 
@@ -110,6 +119,63 @@ static double raw_bounce_run(const bench_job_t *j, long iters, atomic_uint_fast6
             RAW_WAIT(out, step * i - (step - 1), pause);
             atomic_store_explicit(in, step * i, memory_order_release);
         }
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
+}
+
+/* The minimal AM protocol of am_floor_rtt. Request number i has sequence 2i-1 and its
+ * reply 2i; the slot word holds (sequence << 32) | handler index, and only the receiver
+ * of a message reads it. The handlers count as h_ping and h_pong do. */
+typedef struct {
+    uint64_t seq; /* of the message being handled */
+    int replied;
+} floor_token_t;
+typedef void (*floor_fn_t)(floor_token_t *);
+static floor_fn_t g_floor_table[256]; /* filled at run time, so calls stay indirect */
+static uint64_t g_floor_seq;           /* last sequence number used; same on both ranks */
+
+__attribute__((noinline)) static void floor_reply(floor_token_t *t, unsigned handler) {
+    t->replied = 1;
+    atomic_store_explicit(&g_raw->floor_word, (t->seq + 1) << 32 | handler, memory_order_release);
+}
+static void floor_ping(floor_token_t *t) {
+    atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed);
+    floor_reply(t, H_PONG);
+}
+static void floor_pong(floor_token_t *t) {
+    (void)t;
+    atomic_fetch_add_explicit(&g_replies, 1, memory_order_relaxed);
+}
+/* One poll: run the handler of the message with sequence `want` if it has arrived. */
+__attribute__((noinline)) static int floor_poll(uint64_t want) {
+    uint64_t w = atomic_load_explicit(&g_raw->floor_word, memory_order_acquire);
+    if (w >> 32 == want) {
+        floor_token_t t = {want, 0};
+        g_floor_table[w & 0xff](&t);
+        return 1;
+    }
+    gasnett_spinloop_hint();
+    return 0;
+}
+static double floor_run(const bench_job_t *j, long iters) {
+    uint64_t t0 = 0, t1 = 0, base = g_floor_seq;
+    g_floor_seq += 2 * (uint64_t)(RTT_WARMUP + iters);
+    g_floor_table[H_PING] = floor_ping, g_floor_table[H_PONG] = floor_pong;
+    bench_barrier(j);
+    if (j->me == 0) {
+        uint64_t want = atomic_load(&g_replies);
+        for (long i = 1; i <= RTT_WARMUP + iters; i++) {
+            if (i == RTT_WARMUP + 1) t0 = bench_now_ns();
+            uint64_t seq = base + 2 * (uint64_t)i - 1;
+            atomic_store_explicit(&g_raw->floor_word, seq << 32 | H_PING, memory_order_release);
+            want++;
+            while (atomic_load_explicit(&g_replies, memory_order_acquire) != want) floor_poll(seq + 1);
+        }
+        t1 = bench_now_ns();
+    } else if (j->me == 1) {
+        for (long i = 1; i <= RTT_WARMUP + iters; i++)
+            while (!floor_poll(base + 2 * (uint64_t)i - 1)) {}
     }
     bench_barrier(j);
     return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
@@ -196,14 +262,16 @@ int main(int argc, char **argv) {
         if (maxmed < MED_BYTES) bench_fail(j, "gex_AM_MaxRequestMedium() < 65536");
     }
 
-    double raw = 1e30, tog = 1e30, togp = 1e30, am = 1e30, med = 1e30, rate = 0.0;
+    double raw = 1e30, tog = 1e30, togp = 1e30, flr = 1e30, am = 1e30, med = 1e30, rate = 0.0;
     for (int r = 0; r < RTT_RUNS; r++) {
         double a = raw_bounce_run(j, RTT_ITERS, &g_raw->ping, &g_raw->pong, 1, &g_raw_seq, 0);
         double t = raw_bounce_run(j, RTT_ITERS, &g_raw->toggle, &g_raw->toggle, 2, &g_raw_toggle, 0);
         double p = raw_bounce_run(j, RTT_ITERS, &g_raw->toggle_pause, &g_raw->toggle_pause, 2,
                                   &g_raw_toggle_pause, 1);
+        double f = floor_run(j, RTT_ITERS);
         double b = am_rtt_run(j, RTT_WARMUP, RTT_ITERS, NULL);
         if (a < raw) raw = a;
+        if (f < flr) flr = f;
         if (t < tog) tog = t;
         if (p < togp) togp = p;
         if (b < am) am = b;
@@ -229,6 +297,8 @@ int main(int argc, char **argv) {
         bench_print("raw_flag_rtt", raw, "ns");
         bench_print("raw_toggle_rtt", tog, "ns");
         bench_print("raw_toggle_pause_rtt", togp, "ns");
+        bench_print("am_floor_rtt", flr, "ns");
+        bench_print("am_floor_vs_raw", flr / best_raw, "x");
         bench_print("am_short_rtt", am, "ns");
         bench_ratio("am_short_rtt_vs_raw", am / best_raw, 1, RTT_TARGET);
         bench_print("am_medium64k_rtt", med, "ns");
