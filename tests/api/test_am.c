@@ -389,7 +389,13 @@ static void ask_handler(gex_Token_t t, gex_AM_Arg_t cat, gex_AM_Arg_t nbytes_a, 
 static gex_AM_Index_t h_fl_req, h_fl_med, h_fl_rep;
 static gasnet_hsl_t flood_lock = GASNET_HSL_INITIALIZER;
 static long *flood_short_from, *flood_med_from; /* [size] */
-static volatile long flood_replies;
+static long flood_replies; /* written by reply handlers (the poller thread too): read under flood_lock */
+static long flood_replies_now(void) {
+    gasnet_hsl_lock(&flood_lock);
+    long n = flood_replies;
+    gasnet_hsl_unlock(&flood_lock);
+    return n;
+}
 
 static gex_AM_Arg_t flood_tag(gex_AM_Arg_t i, gex_Rank_t from, gex_Rank_t to) {
     return (gex_AM_Arg_t)(uint32_t)test_mix64(0xF100Dull ^ ((uint64_t)(uint32_t)i << 32) ^ ((uint64_t)from << 16) ^ to);
@@ -754,8 +760,8 @@ static void test_flood(void) {
                 expected++;
             }
         }
-    GASNET_BLOCKUNTIL(flood_replies == expected);
-    CHECK_EQ(flood_replies, expected);
+    GASNET_BLOCKUNTIL(flood_replies_now() == expected);
+    CHECK_EQ(flood_replies_now(), expected);
 #if defined(GASNET_PAR)
     __atomic_store_n(&poller_stop, 1, __ATOMIC_SEQ_CST);
     CHECK_EQ(pthread_join(th, NULL), 0);
