@@ -6,8 +6,6 @@
 
 #include "gasneti_internal.h"
 
-#include <string.h>
-
 extern void gasneti_bad_delivery(gex_Rank_t src, unsigned category, unsigned is_req, unsigned nargs, unsigned handler,
                                  const gex_AM_Entry_t *e) GASNETI_COLD GASNETI_NORETURN;
 
@@ -41,7 +39,8 @@ extern void gasneti_bad_delivery(gex_Rank_t src, unsigned category, unsigned is_
 #define MEDLONG_PRE tok, buf, nbytes
 
 /* Run the handler of an arrived AM given field by field (so that a transport's receive
- * loop keeps them in registers), and gasneti_am_deliver() given a gasneti_am_recv_t. */
+ * loop keeps them in registers; `lane` is the PSHM lane slot a request came through, or
+ * NULL), and gasneti_am_deliver() given a network conduit's gasneti_am_recv_t. */
 GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, unsigned is_req, unsigned nargs,
                                            gex_AM_Index_t handler, const gex_AM_Arg_t *a, void *buf,
                                            size_t nbytes, struct gasneti_lane_reply_s *lane) {
@@ -68,7 +67,7 @@ GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, un
 
 GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
     gasneti_deliver(m->srcrank, m->category, m->is_req, m->nargs, m->handler, m->args, m->payload, m->nbytes,
-                    m->lane);
+                    NULL);
 }
 
 #undef CASES

@@ -44,7 +44,7 @@ typedef struct {
 #define GASNETI_META_NARGS(w) ((unsigned)((w) >> 16) & 0xff)
 #define GASNETI_META_HANDLER(w) ((gex_AM_Index_t)((w) >> 24))
 
-/* ---- an AM arriving (conduit or PSHM -> core) ---- */
+/* ---- an AM arriving through a network conduit (conduit -> core) ---- */
 typedef struct {
     gex_Rank_t srcrank;
     gex_AM_Index_t handler;
@@ -52,7 +52,6 @@ typedef struct {
     const gex_AM_Arg_t *args;
     void *payload;            /* Medium: the data; Long: dest_addr (data already there) */
     size_t nbytes;
-    struct gasneti_lane_reply_s *lane; /* a request that came through a PSHM lane, else NULL */
 } gasneti_am_recv_t;
 
 /* Medium payload bytes a PSHM lane slot carries (gasneti_pshm_lanes.c); a reply to a

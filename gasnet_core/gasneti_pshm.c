@@ -258,7 +258,7 @@ const char *gasneti_shm_dir_name(void) { return shm_dir() ? shm_dir() : "/dev/sh
 
 uint64_t gasneti_shm_space_available(void) {
     struct statvfs sv;
-    if (statvfs(shm_dir() ? shm_dir() : "/dev/shm", &sv)) return UINT64_MAX;
+    if (statvfs(gasneti_shm_dir_name(), &sv)) return UINT64_MAX;
     return (uint64_t)sv.f_bavail * sv.f_frsize;
 }
 
