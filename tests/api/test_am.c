@@ -679,51 +679,39 @@ static void test_args(void) {
     }
 }
 
-static void test_request_payloads(void) {
+/* Medium and Long payloads of requests (isreq) or of replies (sent from the handler of
+ * an ask): sizes from 0 to the maximum, lc_opt cycling through the modes the call allows
+ * (replies: NOW or &event, GROUP is not allowed), argument counts cycling, then the exact
+ * maximum and one less for each lc_opt with the fewest and the most arguments. Requests
+ * also alternate local buffers in and out of the segment and the variadic forms. */
+static void test_payloads(int isreq) {
     size_t sizes[256];
     gex_Event_t ev;
+    const int nlc = isreq ? 3 : 2;
     for (gex_Rank_t k = 0; k < test_size; k++) {
         gex_Rank_t r = (test_rank + 1 + k) % test_size;
         for (int cat = CAT_MEDIUM; cat <= CAT_LONG; cat++) {
-            const int q = cat == CAT_MEDIUM ? Q_REQ_MED : Q_REQ_LONG;
+            const int q = (cat == CAT_MEDIUM ? Q_REQ_MED : Q_REQ_LONG) + !isreq; /* Q_REP_x == Q_REQ_x + 1 */
             size_t ns = make_sizes(q_max(q, r, GEX_EVENT_NOW, 0), sizes);
             for (size_t i = 0; i < ns; i++) {
-                int lcmode = (int)(i % 3);
-                unsigned nargs = (i % 4 == 0) ? MAXARGS : (unsigned)((i * 5) % (MAXARGS + 1));
+                int lcmode = (int)(i % (size_t)nlc);
+                unsigned nargs = i % (size_t)(nlc + 1) == 0 ? MAXARGS : (unsigned)((i * (isreq ? 5 : 7)) % (MAXARGS + 1));
                 size_t mx = q_max(q, r, lc_ptr(lcmode, &ev), nargs);
                 size_t n = sizes[i] < mx ? sizes[i] : mx;
-                do_request(cat, r, nargs, n, lcmode, (int)(i & 1), has_variadic(nargs) && (i & 2));
+                if (isreq)
+                    do_request(cat, r, nargs, n, lcmode, (int)(i & 1), has_variadic(nargs) && (i & 2));
+                else
+                    do_ask(cat, r, nargs, n, lcmode);
             }
-            /* the exact limits for each lc_opt, with the fewest and the most arguments */
-            for (int lcmode = 0; lcmode < 3; lcmode++)
+            for (int lcmode = 0; lcmode < nlc; lcmode++)
                 for (unsigned nargs = 0; nargs <= MAXARGS; nargs += MAXARGS) {
                     size_t mx = q_max(q, r, lc_ptr(lcmode, &ev), nargs);
-                    do_request(cat, r, nargs, mx, lcmode, lcmode & 1, 0);
-                    do_request(cat, r, nargs, mx - 1, lcmode, !(lcmode & 1), 0);
-                }
-        }
-    }
-}
-
-static void test_reply_payloads(void) {
-    size_t sizes[256];
-    gex_Event_t ev;
-    for (gex_Rank_t k = 0; k < test_size; k++) {
-        gex_Rank_t r = (test_rank + 1 + k) % test_size;
-        for (int cat = CAT_MEDIUM; cat <= CAT_LONG; cat++) {
-            const int q = cat == CAT_MEDIUM ? Q_REP_MED : Q_REP_LONG;
-            size_t ns = make_sizes(q_max(q, r, GEX_EVENT_NOW, 0), sizes);
-            for (size_t i = 0; i < ns; i++) {
-                int lcmode = (int)(i % 2); /* replies: NOW or &event (GROUP is not allowed) */
-                unsigned nargs = (i % 3 == 0) ? MAXARGS : (unsigned)((i * 7) % (MAXARGS + 1));
-                size_t mx = q_max(q, r, lc_ptr(lcmode, &ev), nargs);
-                do_ask(cat, r, nargs, sizes[i] < mx ? sizes[i] : mx, lcmode);
-            }
-            for (int lcmode = 0; lcmode < 2; lcmode++)
-                for (unsigned nargs = 0; nargs <= MAXARGS; nargs += MAXARGS) {
-                    size_t mx = q_max(q, r, lc_ptr(lcmode, &ev), nargs);
-                    do_ask(cat, r, nargs, mx, lcmode);
-                    do_ask(cat, r, nargs, mx - 1, lcmode);
+                    for (size_t d = 0; d < 2; d++) {
+                        if (isreq)
+                            do_request(cat, r, nargs, mx - d, lcmode, (lcmode ^ (int)d) & 1, 0);
+                        else
+                            do_ask(cat, r, nargs, mx - d, lcmode);
+                    }
                 }
         }
     }
@@ -918,9 +906,9 @@ int main(int argc, char **argv) {
 
     test_args();
     test_barrier();
-    test_request_payloads();
+    test_payloads(1);
     test_barrier();
-    test_reply_payloads();
+    test_payloads(0);
     test_barrier();
     pend_drain();
     test_flood();

@@ -34,6 +34,7 @@ static void check_payload(void *buf, size_t n, unsigned seed) {
 }
 
 static void reply_handler(gasnet_token_t t, void *buf, size_t n, gasnet_handlerarg_t a, gasnet_handlerarg_t b) {
+    CHECK(n == PAYLOAD);
     check_payload(buf, n, (unsigned)b);
     reply_sum += a;
     replies++;
@@ -64,6 +65,7 @@ static void long_handler(gasnet_token_t t, void *buf, size_t n, gasnet_handlerar
     gasnet_node_t src;
     gasnet_AMGetMsgSource(t, &src);
     CHECK(buf == (char *)seginfo[me].addr + off);
+    CHECK(n == PAYLOAD);
     check_payload(buf, n, (unsigned)seed);
     gasnet_AMReplyShort0(t, 255); /* the index gasnet_attach assigned (checked in main) */
 }
@@ -112,7 +114,10 @@ int main(int argc, char **argv) {
     for (unsigned i = 0; i < PAYLOAD; i++) buf[i] = pat(i, 4);
     gasnet_AMRequestLong2(peer, H_LONG, buf, PAYLOAD, (char *)seginfo[peer].addr + 8192, 4, 8192);
     GASNET_BLOCKUNTIL(short_replies == 1);
-    gasnet_AMRequestLongAsync(peer, H_LONG, buf, PAYLOAD, (char *)seginfo[peer].addr + 8192, 4, 8192);
+    /* a different pattern to a different place, so the Long's bytes cannot pass for these */
+    static unsigned char abuf[PAYLOAD]; /* LongAsync: not reused before the reply */
+    for (unsigned i = 0; i < PAYLOAD; i++) abuf[i] = pat(i, 5);
+    gasnet_AMRequestLongAsync(peer, H_LONG, abuf, PAYLOAD, (char *)seginfo[peer].addr + 12288, 5, 12288);
     GASNET_BLOCKUNTIL(short_replies == 2);
     CHECK(reply_sum == 3);
     gasnet_barrier_notify(1, 0);

@@ -8,12 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* byte i of rank r's pattern: differs between any two offsets of a page (and beyond), so
+ * pages mapped onto the wrong part of the backing file cannot pass */
+static unsigned char pat(uintptr_t i, gex_Rank_t r) {
+    return (unsigned char)((i ^ (i >> 8) ^ (i >> 16) ^ (i >> 24)) * 31 + r);
+}
+
 int main(int argc, char **argv) {
     gex_Client_t cl;
     gex_EP_t ep;
     gex_TM_t tm;
     gex_Segment_t seg;
-    gex_Client_Init(&cl, &ep, &tm, "TESTSHM", &argc, &argv, 0);
+    if (gex_Client_Init(&cl, &ep, &tm, "TESTSHM", &argc, &argv, 0) != GASNET_OK) {
+        printf("FAIL: gex_Client_Init\n");
+        return 1;
+    }
     if (argc < 2) {
         fprintf(stderr, "usage: %s SIZE\n", argv[0]);
         return 2;
@@ -27,7 +36,10 @@ int main(int argc, char **argv) {
     uintptr_t want = strtoull(argv[1], NULL, 0);
     if (!want) want = maxl;
     if (me == 0) printf("MAXLOCAL=%lu\n", (unsigned long)maxl);
-    gex_Segment_Attach(&seg, tm, want);
+    if (gex_Segment_Attach(&seg, tm, want) != GASNET_OK) {
+        printf("FAIL: rank %u: gex_Segment_Attach of %lu bytes\n", (unsigned)me, (unsigned long)want);
+        return 1;
+    }
     void *peer;
     uintptr_t psize;
     if (gex_Segment_QueryBound(tm, (me + 1) % n, &peer, NULL, &psize) || psize < want) {
@@ -35,15 +47,19 @@ int main(int argc, char **argv) {
         return 1;
     }
     unsigned char *buf = malloc(want);
-    for (uintptr_t i = 0; i < want; i++) buf[i] = (unsigned char)(i * 31 + me);
+    if (!buf) {
+        printf("FAIL: rank %u: malloc\n", (unsigned)me);
+        return 1;
+    }
+    for (uintptr_t i = 0; i < want; i++) buf[i] = pat(i, me);
     gex_RMA_PutBlocking(tm, (me + 1) % n, peer, buf, want, 0);
     gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
     unsigned char *mine = gex_Segment_QueryAddr(seg);
     gex_Rank_t left = (me + n - 1) % n;
     for (uintptr_t i = 0; i < want; i++)
-        if (mine[i] != (unsigned char)(i * 31 + left)) {
+        if (mine[i] != pat(i, left)) {
             printf("FAIL: rank %u: byte %lu is %u, expected %u\n", (unsigned)me, (unsigned long)i, mine[i],
-                   (unsigned char)(i * 31 + left));
+                   pat(i, left));
             return 1;
         }
     gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
