@@ -168,12 +168,17 @@ extern void gasneti_sleep_ns(long ns);
 extern GASNETI_THREADLOCAL gex_Token_t gasneti_cur_token; /* non-NULL while in a handler */
 #if GASNETI_DEBUG
 extern GASNETI_THREADLOCAL int gasneti_hsls_held;
+/* the gex_AM_Prepare* call whose Commit is pending on this thread, or NULL */
+extern GASNETI_THREADLOCAL const char *gasneti_prepare_pending;
 #  define GASNETI_CHECK_NOT_IN_HANDLER(call)                                                                  \
       do {                                                                                                    \
           if (gasneti_cur_token)                                                                              \
               gasneti_fatalerror("%s called from an AM handler, where the spec forbids it", call);           \
           if (gasneti_hsls_held)                                                                              \
               gasneti_fatalerror("%s called while holding a handler-safe lock, where the spec forbids it", call); \
+          if (gasneti_prepare_pending)                                                                        \
+              gasneti_fatalerror("%s called between %s and its Commit, where the spec forbids it", call,      \
+                                 gasneti_prepare_pending);                                                    \
       } while (0)
 #else
 #  define GASNETI_CHECK_NOT_IN_HANDLER(call) ((void)0)
