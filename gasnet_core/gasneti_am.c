@@ -75,19 +75,29 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     return gasnete_am_send_network(m, lc_opt);
 }
 
-static int request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     DEBUG_CHECK_SEND(m, tm, rank, lc_opt);
     return gasneti_am_send(m, lc_opt);
 }
 
-static int reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
-    const char *call = catname[m->category][0];
-    if (GASNETI_DEBUG) {
-        if (!token || token != gasneti_cur_token)
-            gasneti_fatalerror("%s: called outside the handler that received this token", call);
-        if (!token->is_req) gasneti_fatalerror("%s: called from a reply handler (replies may not send)", call);
-        if (token->replied) gasneti_fatalerror("%s: a request handler may reply at most once", call);
-    }
+#if GASNETI_DEBUG
+void gasneti_check_reply_token(gex_Token_t token, const char *call) {
+    if (!token || token != gasneti_cur_token)
+        gasneti_fatalerror("%s: called outside the handler that received this token", call);
+    if (!token->is_req) gasneti_fatalerror("%s: called from a reply handler (replies may not send)", call);
+    if (token->replied) gasneti_fatalerror("%s: a request handler may reply at most once", call);
+    if (gasneti_hsls_held)
+        gasneti_fatalerror("%s called while holding a handler-safe lock, where the spec forbids it", call);
+    if (gasneti_prepare_pending)
+        gasneti_fatalerror("%s called between %s and its Commit, where the spec forbids it", call,
+                           gasneti_prepare_pending);
+}
+#endif
+
+int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+#if GASNETI_DEBUG
+    gasneti_check_reply_token(token, catname[m->category][0]);
+#endif
     token->replied = 1;
     m->jobrank = token->srcrank;
     DEBUG_CHECK_SEND(m, NULL, 0, lc_opt);
@@ -100,18 +110,29 @@ static int reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     return gasneti_am_send(m, lc_opt);
 }
 
+/* Would sending m (from a request handler with `token` when a reply) have to wait for
+ * room? Read-only and racy by design (for GEX_FLAG_IMMEDIATE on Prepare calls): another
+ * thread may take the room found. Network peers: the conduit decides at Commit. */
+int gasneti_am_would_block(const gasneti_am_msg_t *m, gex_Token_t token) {
+    if (!m->is_req && token->lane && LANE_FITS(m)) return 0;
+    int32_t idx = gasneti_nbrhd_index[m->jobrank];
+    if (!GASNETC_NBRHD_ONLY && idx < 0) return 0;
+    if (m->is_req && gasneti_lanes_on && LANE_FITS(m)) return !gasneti_lanes_have_room(idx);
+    return !gasneti_pshm_have_room(m);
+}
+
 int gasneti_AM_RequestShortA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
                              unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_SHORT, 1, (uint8_t)nargs, handler, flags, args,
                           NULL, 0, NULL};
-    return request(tm, rank, &m, NULL);
+    return gasneti_am_request(tm, rank, &m, NULL);
 }
 
 int gasneti_AM_RequestMediumA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
                               gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, handler, flags, args,
                           src, nbytes, NULL};
-    return request(tm, rank, &m, lc_opt);
+    return gasneti_am_request(tm, rank, &m, lc_opt);
 }
 
 int gasneti_AM_RequestLongA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
@@ -119,25 +140,25 @@ int gasneti_AM_RequestLongA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler
                             const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_LONG, 1, (uint8_t)nargs, handler, flags, args,
                           src, nbytes, dest_addr};
-    return request(tm, rank, &m, lc_opt);
+    return gasneti_am_request(tm, rank, &m, lc_opt);
 }
 
 int gasneti_AM_ReplyShortA(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags, unsigned int nargs,
                            const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {0, GASNETI_AM_SHORT, 0, (uint8_t)nargs, handler, flags, args, NULL, 0, NULL};
-    return reply(token, &m, NULL);
+    return gasneti_am_reply(token, &m, NULL);
 }
 
 int gasneti_AM_ReplyMediumA(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,
                             gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {0, GASNETI_AM_MEDIUM, 0, (uint8_t)nargs, handler, flags, args, src, nbytes, NULL};
-    return reply(token, &m, lc_opt);
+    return gasneti_am_reply(token, &m, lc_opt);
 }
 
 int gasneti_AM_ReplyLongA(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes, void *dest_addr,
                           gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
     gasneti_am_msg_t m = {0, GASNETI_AM_LONG, 0, (uint8_t)nargs, handler, flags, args, src, nbytes, dest_addr};
-    return reply(token, &m, lc_opt);
+    return gasneti_am_reply(token, &m, lc_opt);
 }
 
 /* ---- delivery errors (the dispatch itself is inline, in gasneti_deliver.h) ---- */

@@ -50,6 +50,42 @@ extern int gasneti_AM_ReplyLongA(gex_Token_t token, gex_AM_Index_t handler, cons
                                  void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs,
                                  const gex_AM_Arg_t *args);
 
+/* ---- negotiated payload (gasneti_am_prepare.c): Prepare here, Commit[0..16] generated ---- */
+extern gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                                    size_t least_payload, size_t most_payload, gex_Event_t *lc_opt,
+                                                    gex_Flags_t flags, unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf, size_t least_payload,
+                                                  size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                                  unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
+                                                  size_t least_payload, size_t most_payload, void *dest_addr,
+                                                  gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs);
+extern gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf, size_t least_payload,
+                                                size_t most_payload, void *dest_addr, gex_Event_t *lc_opt,
+                                                gex_Flags_t flags, unsigned int numargs);
+extern void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                            unsigned int nargs, const gex_AM_Arg_t *args);
+extern void gasneti_AM_CommitReplyMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                          unsigned int nargs, const gex_AM_Arg_t *args);
+extern void gasneti_AM_CommitRequestLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                          void *dest_addr, unsigned int nargs, const gex_AM_Arg_t *args);
+extern void gasneti_AM_CommitReplyLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                        void *dest_addr, unsigned int nargs, const gex_AM_Arg_t *args);
+#if defined(GASNET_DEBUG) && GASNET_DEBUG
+extern void gasneti_srcdesc_check(gex_AM_SrcDesc_t sd, const char *call);
+#  define GASNETI_SRCDESC_CHECK(sd, call) gasneti_srcdesc_check(sd, call)
+#else
+#  define GASNETI_SRCDESC_CHECK(sd, call) ((void)0)
+#endif
+GASNETI_ALWAYS_INLINE void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t _sd) {
+    GASNETI_SRCDESC_CHECK(_sd, "gex_AM_SrcDescAddr");
+    return _sd->_addr;
+}
+GASNETI_ALWAYS_INLINE size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t _sd) {
+    GASNETI_SRCDESC_CHECK(_sd, "gex_AM_SrcDescSize");
+    return _sd->_size;
+}
+
 /* ---- progress ---- */
 extern int gasneti_AMPoll(void);
 #define gasnet_AMPoll() gasneti_AMPoll()

@@ -429,5 +429,281 @@ GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong16(gex_Token_t _tok, gex_AM_Index_t _h
 }
 #define gex_AM_ReplyLong(...) GASNETI_AMPASTE(gex_AM_ReplyLong, GASNETI_AMCNT7(__VA_ARGS__))(__VA_ARGS__)
 
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium0(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n) {
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium1(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 1, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 2, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium3(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 3, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium4(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 4, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium5(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 5, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium6(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 6, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium7(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 7, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium8(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 8, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium9(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 9, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium10(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 10, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium11(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 11, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium12(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 12, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium13(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 13, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium14(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 14, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium15(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 15, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium16(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 16, _a);
+}
+#define gex_AM_CommitRequestMedium(...) GASNETI_AMPASTE(gex_AM_CommitRequestMedium, GASNETI_AMCNT3(__VA_ARGS__))(__VA_ARGS__)
+
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium0(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n) {
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium1(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 1, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 2, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium3(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 3, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium4(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 4, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium5(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 5, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium6(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 6, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium7(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 7, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium8(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 8, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium9(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 9, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium10(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 10, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium11(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 11, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium12(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 12, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium13(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 13, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium14(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 14, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium15(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 15, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium16(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 16, _a);
+}
+#define gex_AM_CommitReplyMedium(...) GASNETI_AMPASTE(gex_AM_CommitReplyMedium, GASNETI_AMCNT3(__VA_ARGS__))(__VA_ARGS__)
+
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong0(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst) {
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong1(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 1, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 2, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong3(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 3, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong4(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 4, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong5(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 5, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong6(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 6, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong7(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 7, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong8(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 8, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong9(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 9, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong10(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 10, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong11(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 11, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong12(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 12, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong13(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 13, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong14(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 14, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong15(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 15, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong16(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 16, _a);
+}
+#define gex_AM_CommitRequestLong(...) GASNETI_AMPASTE(gex_AM_CommitRequestLong, GASNETI_AMCNT4(__VA_ARGS__))(__VA_ARGS__)
+
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong0(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst) {
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong1(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 1, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 2, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong3(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 3, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong4(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 4, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong5(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 5, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong6(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 6, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong7(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 7, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong8(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 8, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong9(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 9, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong10(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 10, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong11(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 11, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong12(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 12, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong13(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 13, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong14(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 14, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong15(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 15, _a);
+}
+GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong16(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 16, _a);
+}
+#define gex_AM_CommitReplyLong(...) GASNETI_AMPASTE(gex_AM_CommitReplyLong, GASNETI_AMCNT4(__VA_ARGS__))(__VA_ARGS__)
+
 GASNETI_END_EXTERNC
 #endif

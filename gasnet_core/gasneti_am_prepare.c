@@ -1,8 +1,236 @@
 /* gasneti_am_prepare.c: negotiated-payload Active Messages (gex_AM_Prepare* and
  * gex_AM_Commit*) and the per-thread source descriptor between the two calls.
- * Layer: core. */
+ * Layer: core.
+ *
+ * Prepare records the destination, flags and argument count in this thread's one
+ * descriptor, picks the payload size and the buffer: the client's (client_buf), or
+ * this thread's library buffer, which grows on demand and is kept for the next Prepare.
+ * Commit turns the descriptor into an ordinary AM and sends it down the same path as
+ * the fixed-payload calls (gasneti_am_request / gasneti_am_reply), so ordering, reply
+ * and local-completion rules are the same by construction. The library buffer is
+ * reused by the next Prepare, so Commit sends from it with local completion NOW; every
+ * same-host path copies the payload before returning anyway.
+ * Checked in every build (one comparison each, as for fixed-payload AMs): least_payload
+ * against the call's maximum, most < least, numargs above 16, a Commit's nbytes beyond
+ * the prepared size, a Commit of another category or argument count than prepared.
+ * Debug builds also check the pairing (no nesting, Commit in the same thread with the
+ * descriptor of the preceding Prepare) and forbid other communication in between. */
 #include "conduit_contract.h"
+
+#include <string.h>
 
 #if GASNETI_DEBUG
 GASNETI_THREADLOCAL const char *gasneti_prepare_pending;
 #endif
+
+typedef struct {
+    struct gasneti_srcdesc_s pub; /* _addr, _size: what the client sees */
+    gasneti_am_msg_t m;           /* jobrank, category, is_req, nargs, flags of the Commit to come */
+    gex_TM_t tm;                  /* request: for the checks of gasneti_am_request */
+    gex_Rank_t rank;
+    gex_Token_t token;            /* reply */
+    void *dest;                   /* Long: dest_addr given to Prepare (NULL: any at Commit) */
+    gex_Event_t *lc_opt;          /* client buffer: the client's; library buffer: NOW */
+    const char *call;
+} srcdesc_t;
+
+static GASNETI_THREADLOCAL srcdesc_t sd_self;
+/* this thread's library buffer: aligned for any type, kept between Prepares */
+static GASNETI_THREADLOCAL uint8_t *lib_buf;
+static GASNETI_THREADLOCAL size_t lib_cap;
+
+/* The library buffer offers at least this much (or least_payload, if more) when the
+ * client's most_payload allows: larger offers would only cost memory. */
+#define LIB_OFFER ((size_t)65536)
+
+static const char *const prep_name[2][2] = {{"gex_AM_PrepareReplyMedium", "gex_AM_PrepareRequestMedium"},
+                                            {"gex_AM_PrepareReplyLong", "gex_AM_PrepareRequestLong"}};
+static const char *const commit_name[2][2] = {{"gex_AM_CommitReplyMedium", "gex_AM_CommitRequestMedium"},
+                                              {"gex_AM_CommitReplyLong", "gex_AM_CommitRequestLong"}};
+
+#if GASNETI_THREADS
+#  include <pthread.h>
+/* a thread's library buffer is freed when the thread exits */
+static pthread_key_t lib_key;
+static pthread_once_t lib_key_once = PTHREAD_ONCE_INIT;
+static void lib_key_init(void) { pthread_key_create(&lib_key, free); }
+#  define LIB_BUF_OWNED(p) (pthread_once(&lib_key_once, lib_key_init), pthread_setspecific(lib_key, p))
+#else
+#  define LIB_BUF_OWNED(p) ((void)0)
+#endif
+
+static uint8_t *lib_buffer(size_t need) {
+    if (need > lib_cap) {
+        size_t cap = need < LIB_OFFER ? LIB_OFFER : need;
+        void *p = NULL;
+        if (posix_memalign(&p, 64, cap)) gasneti_fatalerror("out of memory for a %zu-byte AM source buffer", cap);
+        free(lib_buf); /* nothing is in it: the previous Commit sent it */
+        lib_buf = p;
+        lib_cap = cap;
+        LIB_BUF_OWNED(p);
+    }
+    return lib_buf;
+}
+
+/* The common part of the four Prepare calls; m->jobrank and m->is_req are set. */
+static gex_AM_SrcDesc_t prepare(srcdesc_t *sd, const void *client_buf, size_t least, size_t most,
+                                gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) {
+    const char *call = sd->call;
+    int is_long = sd->m.category == GASNETI_AM_LONG;
+    size_t limit = is_long ? gasneti_am_max_long : gasneti_am_max_medium;
+    if (GASNETI_UNLIKELY(numargs > GASNETI_MAX_ARGS))
+        gasneti_fatalerror("%s: numargs=%u exceeds gex_AM_MaxArgs()=%d", call, numargs, GASNETI_MAX_ARGS);
+    if (GASNETI_UNLIKELY(least > limit))
+        gasneti_fatalerror("%s: least_payload of %zu bytes exceeds the maximum of %zu for this call", call, least,
+                           limit);
+    if (GASNETI_UNLIKELY(most < least))
+        gasneti_fatalerror("%s: most_payload (%zu) is less than least_payload (%zu)", call, most, least);
+#if GASNETI_DEBUG
+    if (!gasneti_init_done) gasneti_fatalerror("%s called before gex_Client_Init", call);
+    if (gasneti_prepare_pending)
+        gasneti_fatalerror("%s called before the Commit of %s (Prepare/Commit pairs do not nest)", call,
+                           gasneti_prepare_pending);
+    if (!client_buf && lc_opt) gasneti_fatalerror("%s: lc_opt must be NULL when client_buf is NULL", call);
+    if (client_buf) {
+        if (lc_opt == GEX_EVENT_DEFER) gasneti_fatalerror("%s: lc_opt GEX_EVENT_DEFER is not allowed for AMs", call);
+        if (!sd->m.is_req && lc_opt == GEX_EVENT_GROUP)
+            gasneti_fatalerror("%s: lc_opt GEX_EVENT_GROUP is not allowed for replies", call);
+        if (!lc_opt) gasneti_fatalerror("%s: lc_opt is NULL with a client buffer", call);
+    }
+    if (flags & (GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC)) {
+        /* "ignored in Prepare calls": accepted, but they must not both be given */
+        if ((flags & GEX_FLAG_AM_PREPARE_LEAST_CLIENT) && (flags & GEX_FLAG_AM_PREPARE_LEAST_ALLOC))
+            gasneti_fatalerror("%s: GEX_FLAG_AM_PREPARE_LEAST_CLIENT and _ALLOC are mutually exclusive", call);
+    }
+#endif
+    sd->m.nargs = (uint8_t)numargs;
+    sd->m.flags = flags & ~(GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC);
+    size_t size;
+    if (client_buf) {
+        size = most < limit ? most : limit;
+        sd->pub._addr = (void *)client_buf;
+        sd->lc_opt = lc_opt;
+    } else {
+        size_t offer = least > LIB_OFFER ? least : LIB_OFFER;
+        if (offer > limit) offer = limit;
+        size = most < offer ? most : offer;
+        sd->pub._addr = lib_buffer(size);
+        sd->lc_opt = GEX_EVENT_NOW;
+    }
+    sd->pub._size = size;
+    if (flags & GEX_FLAG_IMMEDIATE) {
+        /* ask about the largest message the Commit may send */
+        sd->m.nbytes = size;
+        if (gasneti_am_would_block(&sd->m, sd->token)) return GEX_AM_SRCDESC_NO_OP;
+    }
+#if GASNETI_DEBUG
+    gasneti_prepare_pending = call;
+#endif
+    return &sd->pub;
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least,
+                                             size_t most, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) {
+    srcdesc_t *sd = &sd_self;
+    sd->call = prep_name[0][1];
+    GASNETI_CHECK_NOT_IN_HANDLER(sd->call);
+    if (GASNETI_DEBUG && rank >= tm->_size)
+        gasneti_fatalerror("%s: rank %u out of range (team size %u)", sd->call, (unsigned)rank, (unsigned)tm->_size);
+    sd->m = (gasneti_am_msg_t){gasneti_tm_jobrank(tm, rank), GASNETI_AM_MEDIUM, 1, 0, 0, 0, NULL, NULL, 0, NULL};
+    sd->tm = tm, sd->rank = rank, sd->token = NULL, sd->dest = NULL;
+    return prepare(sd, client_buf, least, most, lc_opt, flags, numargs);
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least,
+                                           size_t most, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned numargs) {
+    srcdesc_t *sd = &sd_self;
+    sd->call = prep_name[1][1];
+    GASNETI_CHECK_NOT_IN_HANDLER(sd->call);
+    if (GASNETI_DEBUG && rank >= tm->_size)
+        gasneti_fatalerror("%s: rank %u out of range (team size %u)", sd->call, (unsigned)rank, (unsigned)tm->_size);
+    sd->m = (gasneti_am_msg_t){gasneti_tm_jobrank(tm, rank), GASNETI_AM_LONG, 1, 0, 0, 0, NULL, NULL, 0, dest_addr};
+    sd->tm = tm, sd->rank = rank, sd->token = NULL, sd->dest = dest_addr;
+    return prepare(sd, client_buf, least, most, lc_opt, flags, numargs);
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf, size_t least, size_t most,
+                                           gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) {
+    srcdesc_t *sd = &sd_self;
+    sd->call = prep_name[0][0];
+#if GASNETI_DEBUG
+    gasneti_check_reply_token(token, sd->call);
+#endif
+    sd->m = (gasneti_am_msg_t){token->srcrank, GASNETI_AM_MEDIUM, 0, 0, 0, 0, NULL, NULL, 0, NULL};
+    sd->tm = NULL, sd->rank = 0, sd->token = token, sd->dest = NULL;
+    return prepare(sd, client_buf, least, most, lc_opt, flags, numargs);
+}
+
+gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf, size_t least, size_t most,
+                                         void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) {
+    srcdesc_t *sd = &sd_self;
+    sd->call = prep_name[1][0];
+#if GASNETI_DEBUG
+    gasneti_check_reply_token(token, sd->call);
+#endif
+    sd->m = (gasneti_am_msg_t){token->srcrank, GASNETI_AM_LONG, 0, 0, 0, 0, NULL, NULL, 0, dest_addr};
+    sd->tm = NULL, sd->rank = 0, sd->token = token, sd->dest = dest_addr;
+    return prepare(sd, client_buf, least, most, lc_opt, flags, numargs);
+}
+
+#if GASNETI_DEBUG
+void gasneti_srcdesc_check(gex_AM_SrcDesc_t sd, const char *call) {
+    if (sd == GEX_AM_SRCDESC_NO_OP) gasneti_fatalerror("%s: GEX_AM_SRCDESC_NO_OP is not a source descriptor", call);
+    if (sd != &sd_self.pub || !gasneti_prepare_pending)
+        gasneti_fatalerror("%s: %p is not the result of a pending Prepare on this thread", call, (void *)sd);
+}
+#endif
+
+/* The common part of the four Commit calls. */
+static void commit(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex_AM_Index_t handler, size_t nbytes,
+                   void *dest_addr, unsigned nargs, const gex_AM_Arg_t *args) {
+    srcdesc_t *sd = (srcdesc_t *)pub;
+    const char *call = commit_name[category == GASNETI_AM_LONG][is_req];
+#if GASNETI_DEBUG
+    gasneti_srcdesc_check(pub, call);
+    if (sd->dest && dest_addr != sd->dest)
+        gasneti_fatalerror("%s: dest_addr %p differs from the %p given to %s", call, dest_addr, sd->dest, sd->call);
+    gasneti_prepare_pending = NULL;
+#endif
+    if (GASNETI_UNLIKELY(sd->m.category != category || sd->m.is_req != is_req))
+        gasneti_fatalerror("%s: the pending Prepare was %s", call, sd->call);
+    if (GASNETI_UNLIKELY(nargs != sd->m.nargs))
+        gasneti_fatalerror("%s: %u handler arguments, but %s was given numargs=%u", call, nargs, sd->call,
+                           (unsigned)sd->m.nargs);
+    if (GASNETI_UNLIKELY(nbytes > sd->pub._size))
+        gasneti_fatalerror("%s: nbytes=%zu exceeds the %zu bytes prepared by %s", call, nbytes, sd->pub._size,
+                           sd->call);
+    gasneti_am_msg_t m = sd->m;
+    m.handler = handler;
+    m.args = args;
+    m.src = sd->pub._addr;
+    m.nbytes = nbytes;
+    m.dest_addr = dest_addr;
+    m.flags &= ~GEX_FLAG_IMMEDIATE; /* "Commit-time behavior is unaffected by this flag" */
+    if (is_req)
+        gasneti_am_request(sd->tm, sd->rank, &m, sd->lc_opt);
+    else
+        gasneti_am_reply(sd->token, &m, sd->lc_opt);
+}
+
+void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, unsigned nargs,
+                                     const gex_AM_Arg_t *args) {
+    commit(sd, GASNETI_AM_MEDIUM, 1, handler, nbytes, NULL, nargs, args);
+}
+void gasneti_AM_CommitReplyMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, unsigned nargs,
+                                   const gex_AM_Arg_t *args) {
+    commit(sd, GASNETI_AM_MEDIUM, 0, handler, nbytes, NULL, nargs, args);
+}
+void gasneti_AM_CommitRequestLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                                   unsigned nargs, const gex_AM_Arg_t *args) {
+    commit(sd, GASNETI_AM_LONG, 1, handler, nbytes, dest_addr, nargs, args);
+}
+void gasneti_AM_CommitReplyLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                                 unsigned nargs, const gex_AM_Arg_t *args) {
+    commit(sd, GASNETI_AM_LONG, 0, handler, nbytes, dest_addr, nargs, args);
+}

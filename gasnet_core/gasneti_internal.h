@@ -70,6 +70,11 @@ struct gasneti_token_s {
 /* Running the handler of an arrived AM: gasneti_am_deliver() in gasneti_deliver.h. */
 /* Send one AM to a neighbor (PSHM) or through the conduit. */
 extern int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+/* The checks of one injection call, then gasneti_am_send (gasneti_am.c); a reply also
+ * marks the token as replied. */
+extern int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+extern int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+extern int gasneti_am_would_block(const gasneti_am_msg_t *m, gex_Token_t token);
 /* The network half (gasnete_event.c): maps lc_opt to the counter gasnetc_am_send signals. */
 extern int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
 
@@ -102,6 +107,7 @@ extern uintptr_t gasneti_max_local_segsize, gasneti_max_global_segsize;
 extern void gasneti_pshm_init(void);
 extern int gasneti_pshm_am_send(const gasneti_am_msg_t *m);
 extern int gasneti_pshm_poll(int replies_only);
+extern int gasneti_pshm_have_room(const gasneti_am_msg_t *m);
 extern size_t gasneti_pshm_max_medium;
 /* A same-host Long: the sender copies the payload straight into the target's segment,
  * which every neighbor maps (at _pshm_delta from the target's own address). */
@@ -116,6 +122,7 @@ extern void gasneti_lanes_init(uint8_t *base, uint64_t lane_depth);
 extern int gasneti_lanes_request(const gasneti_am_msg_t *m, int32_t nbrhd_idx);
 extern void gasneti_lanes_reply(struct gasneti_lane_reply_s *r, const gasneti_am_msg_t *m);
 extern int gasneti_lanes_poll(int replies_only);
+extern int gasneti_lanes_have_room(int32_t nbrhd_idx);
 /* shared-memory objects: create (owner) or map (peer) a named object of `size` bytes */
 extern void *gasneti_shm_create(const char *tag, size_t size);
 extern void *gasneti_shm_attach(const char *tag, size_t size);
@@ -170,6 +177,8 @@ extern GASNETI_THREADLOCAL gex_Token_t gasneti_cur_token; /* non-NULL while in a
 extern GASNETI_THREADLOCAL int gasneti_hsls_held;
 /* the gex_AM_Prepare* call whose Commit is pending on this thread, or NULL */
 extern GASNETI_THREADLOCAL const char *gasneti_prepare_pending;
+/* the token may send a reply now (gasneti_am.c) */
+extern void gasneti_check_reply_token(gex_Token_t token, const char *call);
 #  define GASNETI_CHECK_NOT_IN_HANDLER(call)                                                                  \
       do {                                                                                                    \
           if (gasneti_cur_token)                                                                              \

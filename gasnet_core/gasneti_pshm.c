@@ -182,6 +182,13 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
     return GASNET_OK;
 }
 
+/* Is there a free slot in the queue m goes to? (a snapshot: see gasneti_am_would_block) */
+int gasneti_pshm_have_room(const gasneti_am_msg_t *m) {
+    size_t ri = 2 * (size_t)gasneti_nbrhd_index[m->jobrank] + !m->is_req;
+    ringhdr_t *h = rings[ri].hdr;
+    return __atomic_load_n(&h->head, __ATOMIC_RELAXED) < __atomic_load_n(&h->released, __ATOMIC_ACQUIRE) + depth;
+}
+
 /* Is there a message at the head of this queue? */
 static inline int ring_ready(const ring_t *r) {
     return __atomic_load_n(__atomic_load_n(&r->watch, __ATOMIC_RELAXED), __ATOMIC_RELAXED) ==

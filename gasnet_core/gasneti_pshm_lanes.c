@@ -261,6 +261,23 @@ static inline int claim(lane_t *l, uint64_t *pp) {
     return 1;
 }
 
+/* Could a request to neighbor idx claim a slot now? A snapshot, as claim() would see it
+ * after taking back what returned (as wait_room does before giving up). */
+static int has_room(const lane_t *pair) {
+    for (int i = 0; i < 2; i++)
+        if (__atomic_load_n(&pair[i].head, __ATOMIC_RELAXED) - __atomic_load_n(&pair[i].tail, __ATOMIC_ACQUIRE) <=
+            pair[i].mask)
+            return 1;
+    return 0;
+}
+int gasneti_lanes_have_room(int32_t idx) {
+    lane_t *pair = &tx[2 * idx];
+    if (has_room(pair)) return 1;
+    reap(&pair[0]);
+    reap(&pair[1]);
+    return has_room(pair);
+}
+
 /* Both lanes to a neighbor are full: take back what returned, and poll (only replies
  * when called from a handler) if that freed nothing. Returns GASNETI_AM_WOULD_BLOCK
  * for IMMEDIATE, else 0 to try again. */

@@ -318,6 +318,13 @@ struct gasneti_ep_s {
     gex_AM_Entry_t *_handlers; /* 256 entries; gex_fnptr NULL when unregistered */
 };
 
+/* The public half of a negotiated-payload source descriptor (gex_AM_SrcDescAddr and
+ * gex_AM_SrcDescSize read it inline); the library's per-thread descriptor begins with it. */
+struct gasneti_srcdesc_s {
+    void *_addr;
+    size_t _size;
+};
+
 struct gasneti_tm_s {
     gex_EP_t _ep;
     gex_Rank_t _rank;
