@@ -279,10 +279,15 @@ int gasneti_lanes_have_room(int32_t idx) {
 }
 
 /* Both lanes to a neighbor are full: take back what returned, and poll (only replies
- * when called from a handler) if that freed nothing. Returns GASNETI_AM_WOULD_BLOCK
+ * when called from a handler) if that freed no slot. Returns GASNETI_AM_WOULD_BLOCK
  * for IMMEDIATE, else 0 to try again. */
 GASNETI_COLD static int wait_room(lane_t *pair, const gasneti_am_msg_t *m) {
-    if (reap(&pair[0]) + reap(&pair[1])) return 0;
+#define TAIL(l) __atomic_load_n(&(l).tail, __ATOMIC_RELAXED)
+    uint64_t t0 = TAIL(pair[0]), t1 = TAIL(pair[1]);
+    reap(&pair[0]);
+    reap(&pair[1]);
+    if (TAIL(pair[0]) != t0 || TAIL(pair[1]) != t1) return 0; /* slots came back (replies or done marks) */
+#undef TAIL
     if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
     if (!gasneti_cur_token)
         gasneti_AMPoll();
