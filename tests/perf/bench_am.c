@@ -22,6 +22,12 @@
  *                  the machine's current state.
  *   am_medium64k_rtt  64 KiB Medium request, Short reply.
  *   am_short_flood    one-way Short requests; the last one's handler replies.
+ *   am_med<N>_fixed_rtt / am_med<N>_prepare_rtt  Medium request of N bytes (64: a lane
+ *                  slot; 4096: the shared queues), Short reply; the client writes an
+ *                  8-byte sequence number into the payload each time, into its own buffer
+ *                  for gex_AM_RequestMedium, into the library's buffer between
+ *                  gex_AM_PrepareRequestMedium(client_buf NULL) and gex_AM_CommitRequestMedium.
+ *                  Target: prepare <= 1.05 x fixed (alternating runs, best of each).
  * Raw and AM runs alternate. The round trips are the best of 5 x BENCH_RUNS short runs
  * (15 by default): on a virtual machine the latency between the two vCPUs changes from
  * one moment to the next, and many short alternating runs let both the baseline and
@@ -33,7 +39,7 @@
 
 #include <sys/mman.h>
 
-enum { H_PING = 200, H_PONG, H_MED, H_FLOOD };
+enum { H_PING = 200, H_PONG, H_MED, H_FLOOD, H_SEQ };
 
 #define RTT_WARMUP 4000L
 #define RTT_ITERS 40000L
@@ -77,6 +83,16 @@ static void h_med(gex_Token_t t, void *buf, size_t nbytes) {
     gex_AM_ReplyShort0(t, H_PONG, 0);
 }
 
+static size_t g_seq_bytes; /* the Medium size of the current fixed/prepare run */
+static void h_seq(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seq) {
+    uint64_t got;
+    memcpy(&got, buf, sizeof got);
+    if (nbytes != g_seq_bytes || got != (uint64_t)(uint32_t)seq)
+        atomic_fetch_add_explicit(&g_med_errors, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed);
+    gex_AM_ReplyShort0(t, H_PONG, 0);
+}
+
 static void h_flood(gex_Token_t t) {
     uint64_t n = atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed) + 1;
     if (n == g_flood_last) gex_AM_ReplyShort0(t, H_PONG, 0);
@@ -87,6 +103,7 @@ static gex_AM_Entry_t g_handlers[] = {
     {H_PONG, (gex_AM_Fn_t)h_pong, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 0, NULL, "h_pong"},
     {H_MED, (gex_AM_Fn_t)h_med, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "h_med"},
     {H_FLOOD, (gex_AM_Fn_t)h_flood, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "h_flood"},
+    {H_SEQ, (gex_AM_Fn_t)h_seq, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, NULL, "h_seq"},
 };
 
 /* One timed run of a raw baseline; returns ns per round trip on rank 0. Round trip i:
@@ -205,6 +222,37 @@ static double am_rtt_run(const bench_job_t *j, long warmup, long iters, const vo
     return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
 }
 
+/* One timed run of Medium round trips of `bytes`, fixed payload from buf or negotiated
+ * with the library's buffer; the same client work (an 8-byte sequence number) in both. */
+static double seq_rtt_run(const bench_job_t *j, size_t bytes, int prepare, long warmup, long iters, uint8_t *buf) {
+    uint64_t t0 = 0, t1 = 0;
+    uint64_t req_goal = atomic_load(&g_requests) + (uint64_t)(warmup + iters);
+    g_seq_bytes = bytes;
+    bench_barrier(j);
+    if (j->me == 0) {
+        uint64_t want = atomic_load(&g_replies);
+        for (long i = 0; i < warmup + iters; i++) {
+            if (i == warmup) t0 = bench_now_ns();
+            uint64_t seq = (uint32_t)i;
+            if (prepare) {
+                gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(j->tm, 1, NULL, bytes, bytes, NULL, 0, 1);
+                memcpy(gex_AM_SrcDescAddr(sd), &seq, sizeof seq);
+                gex_AM_CommitRequestMedium1(sd, H_SEQ, bytes, (gex_AM_Arg_t)seq);
+            } else {
+                memcpy(buf, &seq, sizeof seq);
+                gex_AM_RequestMedium1(j->tm, 1, H_SEQ, buf, bytes, GEX_EVENT_NOW, 0, (gex_AM_Arg_t)seq);
+            }
+            want++;
+            GASNET_BLOCKUNTIL(atomic_load_explicit(&g_replies, memory_order_acquire) == want);
+        }
+        t1 = bench_now_ns();
+    } else if (j->me == 1) {
+        GASNET_BLOCKUNTIL(atomic_load_explicit(&g_requests, memory_order_acquire) == req_goal);
+    }
+    bench_barrier(j);
+    return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
+}
+
 /* One run of the one-way flood; returns messages per second on rank 0. */
 static double flood_run(const bench_job_t *j, long msgs) {
     uint64_t t0 = 0, t1 = 0;
@@ -286,13 +334,22 @@ int main(int argc, char **argv) {
         double m = am_rtt_run(j, MED_WARMUP, MED_ITERS, medbuf);
         if (m < med) med = m;
     }
+    static const size_t seq_sizes[2] = {64, 4096};
+    double fixed[2] = {1e30, 1e30}, prep[2] = {1e30, 1e30};
+    for (int r = 0; r < RTT_RUNS; r++)
+        for (int s = 0; s < 2; s++) {
+            double f = seq_rtt_run(j, seq_sizes[s], 0, RTT_WARMUP / 4, RTT_ITERS / 4, medbuf);
+            double p = seq_rtt_run(j, seq_sizes[s], 1, RTT_WARMUP / 4, RTT_ITERS / 4, medbuf);
+            if (f < fixed[s]) fixed[s] = f;
+            if (p < prep[s]) prep[s] = p;
+        }
     (void)flood_run(j, FLOOD_MSGS / 10); /* warm-up */
     for (int r = 0; r < BENCH_RUNS; r++) {
         double f = flood_run(j, FLOOD_MSGS);
         if (f > rate) rate = f;
     }
     if (j->me == 1 && atomic_load(&g_med_errors) != 0)
-        bench_fail(j, "AM Medium payload arrived corrupted or with a wrong length");
+        bench_fail(j, "AM Medium payload arrived corrupted, with a wrong sequence number or length");
     if (j->me == 0) {
         bench_print("raw_flag_rtt", raw, "ns");
         bench_print("raw_toggle_rtt", tog, "ns");
@@ -303,6 +360,15 @@ int main(int argc, char **argv) {
         bench_ratio("am_short_rtt_vs_raw", am / best_raw, 1, RTT_TARGET);
         bench_print("am_medium64k_rtt", med, "ns");
         bench_print("am_short_flood", rate, "msgs/s");
+        for (int s = 0; s < 2; s++) {
+            char name[64];
+            snprintf(name, sizeof name, "am_med%zu_fixed_rtt", seq_sizes[s]);
+            bench_print(name, fixed[s], "ns");
+            snprintf(name, sizeof name, "am_med%zu_prepare_rtt", seq_sizes[s]);
+            bench_print(name, prep[s], "ns");
+            snprintf(name, sizeof name, "am_med%zu_prepare_vs_fixed", seq_sizes[s]);
+            bench_ratio(name, prep[s] / fixed[s], 1, 1.05);
+        }
     }
     free(medbuf);
     munmap(g_raw, sizeof(raw_flags_t));
