@@ -75,7 +75,41 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     return gasnete_am_send_network(m, lc_opt);
 }
 
+#if GASNETI_DEBUG
+/* Flags an AM injection accepts: IMMEDIATE; for Medium and Long the segment disposition
+ * of the source (SELF_SEG_*), the LC_COPY hints and ENABLE_LEAF_LC (accepted, no effect:
+ * local completion is reported through lc_opt); for Long that of the destination too. */
+static void check_am_flags(const gasneti_am_msg_t *m) {
+    const char *call = catname[m->category][m->is_req];
+    gex_Flags_t ok = GEX_FLAG_IMMEDIATE;
+    if (m->category != GASNETI_AM_SHORT)
+        ok |= GASNETI_FLAG_SELF_SEG_ALL | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO | GEX_FLAG_ENABLE_LEAF_LC;
+    if (m->category == GASNETI_AM_LONG) ok |= GASNETI_FLAG_PEER_SEG_ALL;
+    if (m->flags & ~ok)
+        gasneti_fatalerror("%s: flags 0x%x: bits 0x%x are not flags this call accepts", call, (unsigned)m->flags,
+                           (unsigned)(m->flags & ~ok));
+    if ((m->flags & (GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO)) == (GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO))
+        gasneti_fatalerror("%s: flags 0x%x: GEX_FLAG_LC_COPY_YES and GEX_FLAG_LC_COPY_NO are mutually exclusive", call,
+                           (unsigned)m->flags);
+    gasneti_check_seg_flags(m->jobrank, m->flags, m->src, m->nbytes, m->dest_addr, m->nbytes,
+                            m->category == GASNETI_AM_LONG, call);
+}
+#endif
+
+/* *_SEG_OFFSET: the source and (Long) destination are offsets into the bound segments;
+ * checked as given, then made addresses for everything below. */
+static inline void seg_flags(gasneti_am_msg_t *m) {
+#if GASNETI_DEBUG
+    check_am_flags(m);
+#endif
+    if (GASNETI_UNLIKELY(m->flags & GASNETI_FLAG_SEG_OFFSET)) {
+        if (m->flags & GEX_FLAG_SELF_SEG_OFFSET) m->src = gasneti_seg_offset_addr(gasneti_mynode, m->src);
+        if (m->flags & GEX_FLAG_PEER_SEG_OFFSET) m->dest_addr = gasneti_seg_offset_addr(m->jobrank, m->dest_addr);
+    }
+}
+
 int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    seg_flags(m);
     DEBUG_CHECK_SEND(m, tm, rank, lc_opt);
     return gasneti_am_send(m, lc_opt);
 }
@@ -100,6 +134,7 @@ int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt
 #endif
     token->replied = 1;
     m->jobrank = token->srcrank;
+    seg_flags(m);
     DEBUG_CHECK_SEND(m, NULL, 0, lc_opt);
     if (token->lane && LANE_FITS(m)) { /* into the request's own slot: always room */
         check_lengths(m);

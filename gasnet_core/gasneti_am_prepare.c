@@ -97,6 +97,12 @@ static gex_AM_SrcDesc_t prepare(srcdesc_t *sd, const void *client_buf, size_t le
             gasneti_fatalerror("%s: lc_opt GEX_EVENT_GROUP is not allowed for replies", call);
         if (!lc_opt) gasneti_fatalerror("%s: lc_opt is NULL with a client buffer", call);
     }
+    if (flags & GEX_FLAG_SELF_SEG_OFFSET)
+        gasneti_fatalerror("%s: GEX_FLAG_SELF_SEG_OFFSET is prohibited in Prepare calls (flags 0x%x)", call,
+                           (unsigned)flags);
+    if ((flags & GASNETI_FLAG_SELF_SEG_ALL) && !client_buf)
+        gasneti_fatalerror("%s: GEX_FLAG_SELF_SEG_* (flags 0x%x) describe a client_buf, which is NULL", call,
+                           (unsigned)flags);
     if (flags & (GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC)) {
         /* "ignored in Prepare calls": accepted, but they must not both be given */
         if ((flags & GEX_FLAG_AM_PREPARE_LEAST_CLIENT) && (flags & GEX_FLAG_AM_PREPARE_LEAST_ALLOC))

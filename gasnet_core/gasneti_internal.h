@@ -179,6 +179,14 @@ extern GASNETI_THREADLOCAL int gasneti_hsls_held;
 extern GASNETI_THREADLOCAL const char *gasneti_prepare_pending;
 /* the token may send a reply now (gasneti_am.c) */
 extern void gasneti_check_reply_token(gex_Token_t token, const char *call);
+/* Segment-disposition flags of one call (gasneti_segment.c), with the addresses as the
+ * client passed them (a *_SEG_OFFSET argument still an offset): at most one SELF and one
+ * PEER flag; SOME/BOUND/OFFSET ranges inside the segment (we have one per process); BOUND
+ * or OFFSET needs a bound segment. The peer range must be in the peer's segment whatever
+ * the flag (PEER_SEG_BOUND is the default). peer_allowed 0 (an AM Medium, say): any PEER
+ * flag is an error and peer_addr is not looked at. Zero lengths skip the range checks. */
+extern void gasneti_check_seg_flags(gex_Rank_t jobrank, gex_Flags_t flags, const void *self_addr, size_t self_len,
+                                    const void *peer_addr, size_t peer_len, int peer_allowed, const char *call);
 #  define GASNETI_CHECK_NOT_IN_HANDLER(call)                                                                  \
       do {                                                                                                    \
           if (gasneti_cur_token)                                                                              \

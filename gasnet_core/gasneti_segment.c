@@ -215,18 +215,104 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, voi
 }
 
 #if GASNETI_DEBUG
-void gasneti_check_rma(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes, gex_Flags_t flags,
-                       const char *call) {
-    (void)flags;
+/* ---- debug checks of RMA (and AM payload) arguments ---- */
+static const char *seg_flag_name(gex_Flags_t f) {
+    switch (f) {
+    case GEX_FLAG_SELF_SEG_UNKNOWN: return "GEX_FLAG_SELF_SEG_UNKNOWN";
+    case GEX_FLAG_SELF_SEG_SOME: return "GEX_FLAG_SELF_SEG_SOME";
+    case GEX_FLAG_SELF_SEG_BOUND: return "GEX_FLAG_SELF_SEG_BOUND";
+    case GEX_FLAG_SELF_SEG_OFFSET: return "GEX_FLAG_SELF_SEG_OFFSET";
+    case GEX_FLAG_PEER_SEG_UNKNOWN: return "GEX_FLAG_PEER_SEG_UNKNOWN";
+    case GEX_FLAG_PEER_SEG_SOME: return "GEX_FLAG_PEER_SEG_SOME";
+    case GEX_FLAG_PEER_SEG_BOUND: return "GEX_FLAG_PEER_SEG_BOUND";
+    case GEX_FLAG_PEER_SEG_OFFSET: return "GEX_FLAG_PEER_SEG_OFFSET";
+    }
+    return "the default GEX_FLAG_PEER_SEG_BOUND";
+}
+
+/* One side of a transfer. `f` is that side's single SEG flag (0 when none was given);
+ * `must_be_in` says whether the range has to lie in jobrank's bound segment. We have one
+ * segment per process, so SOME (any segment of the process) is the bound segment. */
+static void check_seg_side(const char *side, gex_Rank_t jobrank, gex_Flags_t f, gex_Flags_t flags, const void *addr,
+                           size_t len, int must_be_in, const char *call) {
+    const gasneti_peerseg_t *p = gasneti_peerseg ? &gasneti_peerseg[jobrank] : NULL;
+    uintptr_t base = p ? (uintptr_t)p->_owner_addr : 0, size = p ? p->_size : 0;
+    const int offset = (f & GASNETI_FLAG_SEG_OFFSET) != 0;
+    if (!size && (offset || (f & (GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_PEER_SEG_BOUND))))
+        gasneti_fatalerror("%s: %s (flags 0x%x) but rank %u has no bound segment", call, seg_flag_name(f),
+                           (unsigned)flags, (unsigned)jobrank);
+    if (offset) {
+        uintptr_t off = (uintptr_t)addr;
+        if (off > size || len > size - off)
+            gasneti_fatalerror("%s: %s range [offset 0x%zx, offset 0x%zx) is outside the bound segment of rank %u "
+                               "(size 0x%zx)", call, seg_flag_name(f), (size_t)off, (size_t)off + len,
+                               (unsigned)jobrank, (size_t)size);
+        return;
+    }
+    if (!must_be_in || !len) return;
+    uintptr_t a = (uintptr_t)addr;
+    if (!size || a < base || a - base > size || len > size - (a - base)) {
+        if (f == GEX_FLAG_PEER_SEG_UNKNOWN)
+            gasneti_fatalerror("%s: remote range [%p, %p) is outside the segment of rank %u [%p, %p); with %s this "
+                               "implementation still reaches a peer's memory only inside its bound segment", call,
+                               addr, (void *)(a + len), (unsigned)jobrank, (void *)base, (void *)(base + size),
+                               seg_flag_name(f));
+        gasneti_fatalerror("%s: %s range [%p, %p) is outside the segment of rank %u [%p, %p) (%s)", call, side, addr,
+                           (void *)(a + len), (unsigned)jobrank, (void *)base, (void *)(base + size),
+                           seg_flag_name(f));
+    }
+}
+
+void gasneti_check_seg_flags(gex_Rank_t jobrank, gex_Flags_t flags, const void *self_addr, size_t self_len,
+                             const void *peer_addr, size_t peer_len, int peer_allowed, const char *call) {
+    const gex_Flags_t self = flags & GASNETI_FLAG_SELF_SEG_ALL, peer = flags & GASNETI_FLAG_PEER_SEG_ALL;
+    if (self & (self - 1))
+        gasneti_fatalerror("%s: flags 0x%x name more than one GEX_FLAG_SELF_SEG_* (they are mutually exclusive)", call,
+                           (unsigned)flags);
+    if (peer & (peer - 1))
+        gasneti_fatalerror("%s: flags 0x%x name more than one GEX_FLAG_PEER_SEG_* (they are mutually exclusive)", call,
+                           (unsigned)flags);
+    if (peer && !peer_allowed)
+        gasneti_fatalerror("%s: %s (flags 0x%x) is not valid here: the call has no remote address", call,
+                           seg_flag_name(peer), (unsigned)flags);
+    check_seg_side("local", gasneti_mynode, self, flags, self_addr, self_len, self && self != GEX_FLAG_SELF_SEG_UNKNOWN,
+                   call);
+    if (peer_allowed) check_seg_side("remote", jobrank, peer, flags, peer_addr, peer_len, 1, call);
+}
+
+void gasneti_check_rma_op(gex_TM_t tm, gex_Rank_t rank, const void *self_addr, const void *peer_addr, size_t nbytes,
+                          gex_Flags_t flags, gex_Flags_t allowed, const char *call) {
     if (!gasneti_init_done) gasneti_fatalerror("%s called before gex_Client_Init", call);
     GASNETI_CHECK_NOT_IN_HANDLER(call);
     if (rank >= tm->_size)
         gasneti_fatalerror("%s: rank %u out of range (team size %u)", call, (unsigned)rank, (unsigned)tm->_size);
-    const gasneti_peerseg_t *p = &gasneti_peerseg[gasneti_tm_jobrank(tm, rank)];
-    uintptr_t a = (uintptr_t)addr, b = (uintptr_t)p->_owner_addr;
-    if (nbytes && (!p->_size || a < b || a + nbytes > b + p->_size))
-        gasneti_fatalerror("%s: remote range [%p, %p) is outside the segment of rank %u [%p, %p)", call, addr,
-                           (void *)(a + nbytes), (unsigned)rank, p->_owner_addr, (void *)(b + p->_size));
+    const gex_Flags_t lc_copy = GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO;
+    if (flags & ~allowed & lc_copy)
+        gasneti_fatalerror("%s: flags 0x%x: GEX_FLAG_LC_COPY_YES/NO are only valid on calls with an lc_opt "
+                           "(gex_RMA_PutNB, gex_RMA_PutNBI)", call, (unsigned)flags);
+    if (flags & ~allowed & GASNETI_FLAG_SELF_SEG_ALL) /* the value forms */
+        gasneti_fatalerror("%s: flags 0x%x: %s describes a local address, and this call has none (only "
+                           "GEX_FLAG_SELF_SEG_UNKNOWN is accepted)", call, (unsigned)flags,
+                           seg_flag_name(flags & ~allowed & GASNETI_FLAG_SELF_SEG_ALL));
+    if (flags & ~allowed)
+        gasneti_fatalerror("%s: flags 0x%x: bits 0x%x are not flags this call accepts", call, (unsigned)flags,
+                           (unsigned)(flags & ~allowed));
+    if ((flags & lc_copy) == lc_copy)
+        gasneti_fatalerror("%s: flags 0x%x: GEX_FLAG_LC_COPY_YES and GEX_FLAG_LC_COPY_NO are mutually exclusive", call,
+                           (unsigned)flags);
+    gasneti_check_seg_flags(gasneti_tm_jobrank(tm, rank), flags, self_addr, nbytes, peer_addr, nbytes, 1, call);
+}
+
+void gasneti_check_rma(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes, gex_Flags_t flags,
+                       const char *call) {
+    gasneti_check_rma_op(tm, rank, NULL, addr, nbytes, flags & GASNETI_FLAG_PEER_SEG_ALL, GASNETI_FLAG_PEER_SEG_ALL,
+                         call);
+}
+
+void gasneti_check_rma_val(size_t nbytes, const char *call) {
+    if (nbytes < 1 || nbytes > sizeof(gex_RMA_Value_t))
+        gasneti_fatalerror("%s: nbytes %zu is out of range (1 to %zu, the size of gex_RMA_Value_t)", call, nbytes,
+                           sizeof(gex_RMA_Value_t));
 }
 
 void gasneti_check_lc_opt(gex_Event_t *lc_opt, int allow_group, int allow_defer, const char *call) {

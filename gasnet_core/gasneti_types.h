@@ -352,5 +352,19 @@ GASNETI_ALWAYS_INLINE gex_Rank_t gasneti_tm_jobrank(gex_TM_t _tm, gex_Rank_t _ra
     return _tm->_jobranks ? _tm->_jobranks[_rank] : _rank;
 }
 
+/* Segment disposition (spec "SEGMENT DISPOSITION"): at most one of each group per call. */
+#define GASNETI_FLAG_SELF_SEG_ALL \
+    (GEX_FLAG_SELF_SEG_UNKNOWN | GEX_FLAG_SELF_SEG_SOME | GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_SELF_SEG_OFFSET)
+#define GASNETI_FLAG_PEER_SEG_ALL \
+    (GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_SOME | GEX_FLAG_PEER_SEG_BOUND | GEX_FLAG_PEER_SEG_OFFSET)
+#define GASNETI_FLAG_SEG_OFFSET (GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_OFFSET)
+/* A *_SEG_OFFSET argument made an address: the offset from the base of jobrank's bound
+ * segment, in the owner's address space (pass gasneti_mynode for a SELF offset). Wrappers
+ * translate before anything else, so every later path sees real addresses; the debug
+ * checks (gasneti_check_seg_flags) look at the untranslated offset. */
+GASNETI_ALWAYS_INLINE void *gasneti_seg_offset_addr(gex_Rank_t _jobrank, const void *_addr_or_offset) {
+    return (void *)((uintptr_t)gasneti_peerseg[_jobrank]._owner_addr + (uintptr_t)_addr_or_offset);
+}
+
 GASNETI_END_EXTERNC
 #endif

@@ -4,7 +4,9 @@
  *   put: Long request per chunk into the target segment; the target acks with a Short.
  *   get: Short request per chunk; the target replies with a Medium that the initiator's
  *        reply handler copies into place (so the destination may be outside the segment).
- * Each chunk holds one reference on the caller's completion counter. */
+ * Each chunk holds one reference on the caller's completion counter. Addresses arrive
+ * translated (no *_SEG_OFFSET left to apply); of the caller's flags only IMMEDIATE, for
+ * the first chunk, reaches the AMs. */
 #include "gasnete_internal.h"
 
 #include <string.h>
@@ -54,7 +56,7 @@ int gasnete_amrma_put(gex_Rank_t jr, void *dest, const void *src, size_t n, gasn
         gasneti_counter_add(done);
         gex_AM_Arg_t args[2] = {GASNETE_HI(done), GASNETE_LO(done)};
         gasneti_am_msg_t m = {jr, GASNETI_AM_LONG, 1, 2, GASNETI_HIDX_AMRMA_PUT_REQ,
-                              off ? (flags & ~GEX_FLAG_IMMEDIATE) : flags, args, (const char *)src + off, c,
+                              off ? 0 : flags & GEX_FLAG_IMMEDIATE, args, (const char *)src + off, c,
                               (char *)dest + off};
         if (gasneti_am_send(&m, GEX_EVENT_NOW)) { /* IMMEDIATE, first chunk: nothing started */
             gasneti_counter_done(done);
@@ -75,7 +77,7 @@ int gasnete_amrma_get(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_co
         gex_AM_Arg_t args[7] = {GASNETE_HI(s), GASNETE_LO(s), (gex_AM_Arg_t)c, GASNETE_HI(d), GASNETE_LO(d),
                                 GASNETE_HI(done), GASNETE_LO(done)};
         gasneti_am_msg_t m = {jr, GASNETI_AM_SHORT, 1, 7, GASNETI_HIDX_AMRMA_GET_REQ,
-                              off ? (flags & ~GEX_FLAG_IMMEDIATE) : flags, args, NULL, 0, NULL};
+                              off ? 0 : flags & GEX_FLAG_IMMEDIATE, args, NULL, 0, NULL};
         if (gasneti_am_send(&m, NULL)) {
             gasneti_counter_done(done);
             return 1;

@@ -1,21 +1,35 @@
 /* gasnete_rma.c: RMA to peers that are not reached by load/store: the one place that
  * chooses between the conduit's native RDMA (capability knobs) and the AM reference.
  * Layer: extended. The same-host shortcut is in the public inlines (gasnete_rma_api.h).
- * Local completion: both paths here finish with the source before returning, so every
- * lc_opt is satisfied at once (an event pointer receives GEX_EVENT_INVALID). */
+ * Local completion (lc_opt, spec "Extended API" NOTE 2a/2b) is mapped onto a counter
+ * that is decremented once the source may be reused, as the conduit contract signals it:
+ *   NOW                 none: the put finishes with the source before returning
+ *   DEFER               the operation's own counter (the root, or the NBI put count)
+ *   GROUP (NBI)         the thread's, or the open access region's, GEX_EC_LC count
+ *   &event, or GEX_FLAG_ENABLE_LEAF_LC (NB)   a leaf event owned by the root
+ * The AM reference sends each chunk with lc NOW, so today every lc is complete when the
+ * call returns and an &event receives GEX_EVENT_INVALID; a conduit whose native put
+ * completes locally later is served by the same code. */
 #include "gasnete_internal.h"
 
-static int put_start(gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *done,
+/* lc (NULL: must be complete at return) and rc each receive one gasneti_counter_done;
+ * both are incremented here, before the conduit may signal them. */
+static int put_start(gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *lc, gasneti_counter_t *rc,
                      gex_Flags_t flags) {
 #if GASNETC_NATIVE_PUT
     if (gasneti_nbrhd_index[jr] < 0) {
-        gasneti_counter_add(done);
-        int rc = gasnetc_put(jr, dest, src, n, NULL, done, flags);
-        if (rc) gasneti_counter_done(done);
-        return rc;
+        gasneti_counter_add(rc);
+        if (lc) gasneti_counter_add(lc);
+        int err = gasnetc_put(jr, dest, src, n, lc, rc, flags);
+        if (err) {
+            gasneti_counter_done(rc);
+            if (lc) gasneti_counter_done(lc);
+        }
+        return err;
     }
 #endif
-    return gasnete_amrma_put(jr, dest, src, n, done, flags);
+    (void)lc; /* the AM reference is locally complete at return */
+    return gasnete_amrma_put(jr, dest, src, n, rc, flags);
 }
 
 static int get_start(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done, gex_Flags_t flags) {
@@ -33,28 +47,32 @@ static int get_start(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_cou
 gex_Event_t gasnete_put_nb(gex_TM_t tm, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
                            gex_Flags_t flags) {
     (void)tm;
-    gex_Event_t ev = gasnete_event_new(0);
-    if (put_start(jr, dest, src, n, &ev->pending, flags)) {
-        gasnete_event_test(ev); /* returns it to the pool */
+    gasneti_counter_t *lc;
+    gex_Event_t ev = gasnete_put_event(lc_opt, flags, &lc);
+    if (put_start(jr, dest, src, n, lc, &ev->pending, flags)) {
+        gasnete_put_event_cancel(ev);
         return GEX_EVENT_NO_OP;
     }
-    gasneti_lc_done_at_once(lc_opt);
-    return ev;
+    return gasnete_put_event_started(ev, lc_opt);
 }
 
 int gasnete_put_nbi(gex_TM_t tm, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
                     gex_Flags_t flags) {
     (void)tm;
-    if (put_start(jr, dest, src, n, &gasnete_td.nbi[GASNETE_NBI_PUT], flags)) return 1;
-    gasneti_lc_done_at_once(lc_opt);
-    return 0;
+    gasneti_counter_t *lc = NULL;
+    if (lc_opt == GEX_EVENT_GROUP || ((flags & GEX_FLAG_ENABLE_LEAF_LC) && lc_opt != GEX_EVENT_NOW))
+        lc = gasnete_nbi_counter(GASNETE_NBI_LC);
+    else if (lc_opt == GEX_EVENT_DEFER)
+        lc = gasnete_nbi_counter(GASNETE_NBI_PUT);
+    return put_start(jr, dest, src, n, lc, gasnete_nbi_counter(GASNETE_NBI_PUT), flags);
 }
 
 gex_Event_t gasnete_get_nb(gex_TM_t tm, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {
     (void)tm;
     gex_Event_t ev = gasnete_event_new(0);
+    ev->kind = GASNETE_EV_GET;
     if (get_start(dest, jr, src, n, &ev->pending, flags)) {
-        gasnete_event_test(ev);
+        gasnete_event_free(ev);
         return GEX_EVENT_NO_OP;
     }
     return ev;
@@ -62,5 +80,5 @@ gex_Event_t gasnete_get_nb(gex_TM_t tm, void *dest, gex_Rank_t jr, void *src, si
 
 int gasnete_get_nbi(gex_TM_t tm, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {
     (void)tm;
-    return get_start(dest, jr, src, n, &gasnete_td.nbi[GASNETE_NBI_GET], flags);
+    return get_start(dest, jr, src, n, gasnete_nbi_counter(GASNETE_NBI_GET), flags);
 }

@@ -21,15 +21,38 @@ extern int gasnete_get_nbi(gex_TM_t tm, void *dest, gex_Rank_t jobrank, void *sr
                            gex_Flags_t flags);
 extern void gasnete_event_wait(gex_Event_t ev);
 
+/* Flags an RMA call accepts (debug builds reject any other bit, naming the call). The
+ * LC_COPY hints exist only where there is an lc_opt; ENABLE_LEAF_LC is accepted and ignored. */
+#define GASNETI_RMA_FLAGS \
+    (GEX_FLAG_IMMEDIATE | GASNETI_FLAG_SELF_SEG_ALL | GASNETI_FLAG_PEER_SEG_ALL | GEX_FLAG_ENABLE_LEAF_LC)
+#define GASNETI_RMA_LC_FLAGS (GASNETI_RMA_FLAGS | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO)
+/* the value forms have no local address for a SELF flag to describe */
+#define GASNETI_RMA_VAL_FLAGS \
+    (GEX_FLAG_IMMEDIATE | GEX_FLAG_SELF_SEG_UNKNOWN | GASNETI_FLAG_PEER_SEG_ALL | GEX_FLAG_ENABLE_LEAF_LC)
+
 #if GASNETI_DEBUG
+/* One RMA call, with its arguments as the client passed them (offsets untranslated):
+ * initialized, not in handler context, rank in range, only `allowed` flag bits, and the
+ * segment-disposition assertions about self_addr (local side) and peer_addr (remote side). */
+extern void gasneti_check_rma_op(gex_TM_t tm, gex_Rank_t rank, const void *self_addr, const void *peer_addr,
+                                 size_t nbytes, gex_Flags_t flags, gex_Flags_t allowed, const char *call);
+/* The remote side only (PEER_SEG_* flags honoured, other bits ignored): for calls with
+ * flags of their own that still address a peer's segment. */
 extern void gasneti_check_rma(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes,
                               gex_Flags_t flags, const char *call);
 extern void gasneti_check_lc_opt(gex_Event_t *lc_opt, int allow_group, int allow_defer, const char *call);
+/* the value forms: 1 <= nbytes <= sizeof(gex_RMA_Value_t) */
+extern void gasneti_check_rma_val(size_t nbytes, const char *call);
+#  define GASNETI_CHECK_RMA_OP(tm, rank, self, peer, n, fl, allowed, call) \
+      gasneti_check_rma_op(tm, rank, self, peer, n, fl, allowed, call)
 #  define GASNETI_CHECK_RMA(tm, rank, addr, n, fl, call) gasneti_check_rma(tm, rank, addr, n, fl, call)
 #  define GASNETI_CHECK_LC(lc, grp, defer, call) gasneti_check_lc_opt(lc, grp, defer, call)
+#  define GASNETI_CHECK_RMA_VAL(n, call) gasneti_check_rma_val(n, call)
 #else
+#  define GASNETI_CHECK_RMA_OP(tm, rank, self, peer, n, fl, allowed, call) ((void)0)
 #  define GASNETI_CHECK_RMA(tm, rank, addr, n, fl, call) ((void)0)
 #  define GASNETI_CHECK_LC(lc, grp, defer, call) ((void)0)
+#  define GASNETI_CHECK_RMA_VAL(n, call) ((void)0)
 #endif
 
 /* The one same-host test: the address of dest/src in our mapping, or NULL. */
@@ -38,11 +61,21 @@ GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(gex_Rank_t _jobrank, const void *_a
     return GASNETI_LIKELY(_d != GASNETI_NOT_NBR) ? (void *)((uintptr_t)_addr + _d) : (void *)0;
 }
 
+/* SEG_OFFSET arguments become addresses (a test of a flags argument that is nearly always
+ * a compile-time constant, so this folds away); the library never sees the OFFSET bits. */
+#define GASNETI_RMA_TRANSLATE(jr, flags, local, remote)                                             \
+    do {                                                                                            \
+        if ((flags) & GEX_FLAG_PEER_SEG_OFFSET) (remote) = gasneti_seg_offset_addr((jr), (remote)); \
+        if ((flags) & GEX_FLAG_SELF_SEG_OFFSET) (local) = gasneti_seg_offset_addr(gasneti_mynode, (local)); \
+        (flags) &= ~GASNETI_FLAG_SEG_OFFSET;                                                        \
+    } while (0)
+
 /* ---- puts ---- */
 GASNETI_ALWAYS_INLINE int gex_RMA_PutBlocking(gex_TM_t _tm, gex_Rank_t _rank, void *_dest, const void *_src,
                                               size_t _nbytes, gex_Flags_t _flags) {
-    GASNETI_CHECK_RMA(_tm, _rank, _dest, _nbytes, _flags, "gex_RMA_PutBlocking");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_PutBlocking");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
     void *_near = gasneti_nbr_addr(_jr, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
@@ -56,9 +89,10 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlocking(gex_TM_t _tm, gex_Rank_t _rank, vo
 
 GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t _tm, gex_Rank_t _rank, void *_dest, const void *_src,
                                                size_t _nbytes, gex_Event_t *_lc_opt, gex_Flags_t _flags) {
-    GASNETI_CHECK_RMA(_tm, _rank, _dest, _nbytes, _flags, "gex_RMA_PutNB");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_LC_FLAGS, "gex_RMA_PutNB");
     GASNETI_CHECK_LC(_lc_opt, 0, 1, "gex_RMA_PutNB");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
     void *_near = gasneti_nbr_addr(_jr, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
@@ -70,9 +104,10 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t _tm, gex_Rank_t _rank, 
 
 GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_dest, const void *_src,
                                          size_t _nbytes, gex_Event_t *_lc_opt, gex_Flags_t _flags) {
-    GASNETI_CHECK_RMA(_tm, _rank, _dest, _nbytes, _flags, "gex_RMA_PutNBI");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_LC_FLAGS, "gex_RMA_PutNBI");
     GASNETI_CHECK_LC(_lc_opt, 1, 1, "gex_RMA_PutNBI");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
     void *_near = gasneti_nbr_addr(_jr, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
@@ -84,8 +119,9 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_
 /* ---- gets (note: dest precedes rank) ---- */
 GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                               size_t _nbytes, gex_Flags_t _flags) {
-    GASNETI_CHECK_RMA(_tm, _rank, _src, _nbytes, _flags, "gex_RMA_GetBlocking");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetBlocking");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
     void *_near = gasneti_nbr_addr(_jr, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
@@ -99,8 +135,9 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Ran
 
 GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                                size_t _nbytes, gex_Flags_t _flags) {
-    GASNETI_CHECK_RMA(_tm, _rank, _src, _nbytes, _flags, "gex_RMA_GetNB");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNB");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
     void *_near = gasneti_nbr_addr(_jr, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
@@ -111,8 +148,9 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_R
 
 GASNETI_ALWAYS_INLINE int gex_RMA_GetNBI(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                          size_t _nbytes, gex_Flags_t _flags) {
-    GASNETI_CHECK_RMA(_tm, _rank, _src, _nbytes, _flags, "gex_RMA_GetNBI");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNBI");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
     void *_near = gasneti_nbr_addr(_jr, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
@@ -121,13 +159,132 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetNBI(gex_TM_t _tm, void *_dest, gex_Rank_t _
     return gasnete_get_nbi(_tm, _dest, _jr, _src, _nbytes, _flags);
 }
 
-/* ---- events and NBI synchronization ---- */
+/* ---- value-based payloads (GASNet-1 gasnet_put_val/get_val) ----
+ * nbytes is 1..sizeof(gex_RMA_Value_t). Sizes 1, 2, 4 and 8 move a uint8/16/32/64_t holding
+ * the low-order bits of the value (so the target sees a native integer of that width);
+ * other sizes move the low-order nbytes in the host's byte order. A get zero-extends. */
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__)
+#  if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#    define GASNETI_VAL_LOW_OFFSET(n) (sizeof(gex_RMA_Value_t) - (n)) /* low-order bytes are last */
+#  else
+#    define GASNETI_VAL_LOW_OFFSET(n) ((size_t)0)
+#  endif
+#else
+#  error "gasnete_rma_api.h needs __BYTE_ORDER__ for the value-based RMA calls"
+#endif
+
+GASNETI_ALWAYS_INLINE void gasneti_val_store(void *_p, gex_RMA_Value_t _v, size_t _n) {
+    switch (_n) { /* memcpy of a typed temporary: one store, whatever the alignment of _p */
+    case 1: { uint8_t _t = (uint8_t)_v; memcpy(_p, &_t, 1); break; }
+    case 2: { uint16_t _t = (uint16_t)_v; memcpy(_p, &_t, 2); break; }
+    case 4: { uint32_t _t = (uint32_t)_v; memcpy(_p, &_t, 4); break; }
+    case 8: { uint64_t _t = (uint64_t)_v; memcpy(_p, &_t, 8); break; }
+    default: { /* 3, 5, 6, 7; debug builds stop other sizes earlier, and & 7 keeps them in bounds here */
+        const size_t _m = _n & 7;
+        memcpy(_p, (const char *)&_v + GASNETI_VAL_LOW_OFFSET(_m), _m);
+        break;
+    }
+    }
+}
+
+GASNETI_ALWAYS_INLINE gex_RMA_Value_t gasneti_val_load(const void *_p, size_t _n) {
+    switch (_n) {
+    case 1: { uint8_t _t; memcpy(&_t, _p, 1); return _t; }
+    case 2: { uint16_t _t; memcpy(&_t, _p, 2); return _t; }
+    case 4: { uint32_t _t; memcpy(&_t, _p, 4); return _t; }
+    case 8: { uint64_t _t; memcpy(&_t, _p, 8); return (gex_RMA_Value_t)_t; }
+    default: {
+        gex_RMA_Value_t _v = 0;
+        const size_t _m = _n & 7;
+        memcpy((char *)&_v + GASNETI_VAL_LOW_OFFSET(_m), _p, _m);
+        return _v;
+    }
+    }
+}
+
+/* IMMEDIATE is accepted but ignored: the value is the only result, so there is no way to
+ * report "nothing done"; the call blocks like the plain form. */
+GASNETI_ALWAYS_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t _tm, gex_Rank_t _rank, void *_src,
+                                                            size_t _nbytes, gex_Flags_t _flags) {
+    GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_GetBlockingVal");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _src, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
+                         "gex_RMA_GetBlockingVal");
+    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _src = gasneti_seg_offset_addr(_jr, _src);
+    void *_near = gasneti_nbr_addr(_jr, _src);
+    if (_near) return gasneti_val_load(_near, _nbytes);
+    gex_RMA_Value_t _buf = 0;
+    gex_Event_t _ev = gasnete_get_nb(_tm, &_buf, _jr, _src, _nbytes,
+                                     _flags & ~(GASNETI_FLAG_SEG_OFFSET | GEX_FLAG_IMMEDIATE));
+    if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
+    return gasneti_val_load(&_buf, _nbytes);
+}
+
+/* The puts: the value is copied to our stack, so the library call is passed lc_opt
+ * GEX_EVENT_NOW and is done with it when it returns; remote completion is as usual. */
+GASNETI_ALWAYS_INLINE int gex_RMA_PutBlockingVal(gex_TM_t _tm, gex_Rank_t _rank, void *_dest,
+                                                 gex_RMA_Value_t _value, size_t _nbytes, gex_Flags_t _flags) {
+    GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutBlockingVal");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
+                         "gex_RMA_PutBlockingVal");
+    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_jr, _dest);
+    void *_near = gasneti_nbr_addr(_jr, _dest);
+    if (_near) {
+        gasneti_val_store(_near, _value, _nbytes);
+        return 0;
+    }
+    gex_RMA_Value_t _buf;
+    gasneti_val_store(&_buf, _value, _nbytes);
+    gex_Event_t _ev = gasnete_put_nb(_tm, _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+    if (_ev == GEX_EVENT_NO_OP) return 1;
+    if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
+    return 0;
+}
+
+GASNETI_ALWAYS_INLINE int gex_RMA_PutNBIVal(gex_TM_t _tm, gex_Rank_t _rank, void *_dest, gex_RMA_Value_t _value,
+                                            size_t _nbytes, gex_Flags_t _flags) {
+    GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutNBIVal");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
+                         "gex_RMA_PutNBIVal");
+    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_jr, _dest);
+    void *_near = gasneti_nbr_addr(_jr, _dest);
+    if (_near) {
+        gasneti_val_store(_near, _value, _nbytes);
+        return 0;
+    }
+    gex_RMA_Value_t _buf;
+    gasneti_val_store(&_buf, _value, _nbytes);
+    return gasnete_put_nbi(_tm, _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+}
+
+GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _rank, void *_dest,
+                                                  gex_RMA_Value_t _value, size_t _nbytes, gex_Flags_t _flags) {
+    GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutNBVal");
+    GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
+                         "gex_RMA_PutNBVal");
+    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_jr, _dest);
+    void *_near = gasneti_nbr_addr(_jr, _dest);
+    if (_near) {
+        gasneti_val_store(_near, _value, _nbytes);
+        return GEX_EVENT_INVALID;
+    }
+    gex_RMA_Value_t _buf;
+    gasneti_val_store(&_buf, _value, _nbytes);
+    return gasnete_put_nb(_tm, _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+}
+
+/* ---- events and NBI synchronization ----
+ * An INVALID event is complete: release builds answer inline; debug builds always enter
+ * the library, which checks the calling context (no test/wait in handler context). */
 extern int gasnete_event_test(gex_Event_t ev);
 GASNETI_ALWAYS_INLINE int gex_Event_Test(gex_Event_t _ev) {
-    return _ev == GEX_EVENT_INVALID ? 0 : gasnete_event_test(_ev);
+    return (!GASNETI_DEBUG && _ev == GEX_EVENT_INVALID) ? 0 : gasnete_event_test(_ev);
 }
 GASNETI_ALWAYS_INLINE void gex_Event_Wait(gex_Event_t _ev) {
-    if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
+    if (GASNETI_DEBUG || _ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
 }
 extern int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 extern void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
@@ -135,6 +292,16 @@ extern int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t 
 extern void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 extern int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags);
 extern void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags);
+/* Access regions: NBI operations this thread initiates between Begin and End are
+ * tracked by the event End returns (GEX_EVENT_INVALID when all are complete already),
+ * not by gex_NBI_Test/Wait. Regions do not nest; flags must be 0. */
+extern void gex_NBI_BeginAccessRegion(gex_Flags_t flags);
+extern gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
+/* The leaf of `root` for one GEX_EC_* category: GEX_EC_LC gives the local-completion
+ * leaf (of a put with lc_opt=&event or GEX_FLAG_ENABLE_LEAF_LC, or of an access region),
+ * the root's own category the root. GEX_EVENT_INVALID for a root or leaf that is already
+ * complete. The leaf belongs to the root: syncing the root recycles it. */
+extern gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category);
 
 /* ---- barrier ---- */
 extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);

@@ -10,11 +10,26 @@
  *   medium-size gex_AM_RequestMedium0 one byte over gex_AM_MaxRequestMedium
  *   reply2      a request handler that replies twice (gex_AM_ReplyShort0)
  *   in-handler  a request handler that calls gex_RMA_PutBlocking
+ *   in-handler-get     a request handler that calls gex_RMA_GetBlocking
+ *   segflags-excl      gex_RMA_PutBlocking with GEX_FLAG_PEER_SEG_BOUND | GEX_FLAG_PEER_SEG_SOME
+ *   segflags-offset    gex_RMA_PutBlocking with GEX_FLAG_PEER_SEG_OFFSET past the segment's size
+ *   val-size           gex_RMA_PutBlockingVal of 9 bytes (more than a gex_RMA_Value_t)
+ *   region-nested      gex_NBI_BeginAccessRegion while a region is open
+ *   region-end         gex_NBI_EndAccessRegion without a Begin
+ *   region-nbi         gex_NBI_Wait inside an access region
+ *   leaf-all           gex_Event_QueryLeaf with GEX_EC_ALL
+ *   event-in-handler   a request handler that calls gex_Event_Wait
+ *   prepare-nested     gex_AM_PrepareRequestMedium while another Prepare is pending
+ *   prepare-between    gex_RMA_PutBlocking between a Prepare and its Commit
+ *   srcdesc-noop       gex_AM_SrcDescAddr(GEX_AM_SRCDESC_NO_OP)
+ *   reply-hsl          a request handler that replies while holding an HSL
+ *   commit-size        (every build) gex_AM_CommitRequestMedium with 1 byte more than prepared
+ *   prepare-least      (every build) gex_AM_PrepareRequestMedium with least_payload above the maximum
  * Rank 0 misbehaves; the other ranks wait in a barrier.  Prints "BADVALUE=<value>" on
  * stdout first for the driver.  Layer: tests (public API only). */
 #include "test_util.h"
 
-static gex_AM_Index_t h_short1 = 200, h_reply2 = 202, h_inh = 203, h_rep = 204;
+static gex_AM_Index_t h_short1 = 200, h_reply2 = 202, h_inh = 203, h_rep = 204, h_inh_get = 205, h_inh_ev = 206;
 static uint8_t *seg_base, *peer_base;
 
 static void short1_handler(gex_Token_t t, gex_AM_Arg_t a) { (void)t; (void)a; }
@@ -28,17 +43,35 @@ static void inh_handler(gex_Token_t t) {
     uint64_t v = 1;
     gex_RMA_PutBlocking(test_tm, test_rank, seg_base, &v, sizeof v, 0); /* not allowed in a handler */
 }
+static void inh_ev_handler(gex_Token_t t) {
+    (void)t;
+    gex_Event_Wait(GEX_EVENT_INVALID); /* no test/wait in a handler, even of an INVALID event */
+}
+static gex_HSL_t hsl = GEX_HSL_INITIALIZER;
+static void reply_hsl_handler(gex_Token_t t) {
+    gex_HSL_Lock(&hsl);
+    gex_AM_ReplyShort0(t, 204, 0); /* not allowed while holding an HSL */
+    gex_HSL_Unlock(&hsl);
+}
+static void inh_get_handler(gex_Token_t t) {
+    (void)t;
+    uint64_t v = 0;
+    gex_RMA_GetBlocking(test_tm, &v, test_rank, seg_base, sizeof v, 0); /* not allowed in a handler */
+}
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "ok";
     test_init("test_badarg", &argc, &argv);
-    gex_AM_Entry_t tab[4] = {
+    gex_AM_Entry_t tab[7] = {
+        { 207, (gex_AM_Fn_t)reply_hsl_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "reply_hsl" },
         { 200, (gex_AM_Fn_t)short1_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "short1" },
         { 202, (gex_AM_Fn_t)reply2_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "reply2" },
         { 203, (gex_AM_Fn_t)inh_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "in_handler" },
         { 204, (gex_AM_Fn_t)rep_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 0, NULL, "rep" },
+        { 205, (gex_AM_Fn_t)inh_get_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "in_handler_get" },
+        { 206, (gex_AM_Fn_t)inh_ev_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "in_handler_event" },
     };
-    CHECK_EQ(gex_EP_RegisterHandlers(test_ep, tab, 4), GASNET_OK);
+    CHECK_EQ(gex_EP_RegisterHandlers(test_ep, tab, sizeof tab / sizeof tab[0]), GASNET_OK);
     uintptr_t segsz = GASNET_PAGESIZE * 4;
     if (!strcmp(mode, "bigseg")) segsz = gasnet_getMaxLocalSegmentSize();
     gex_Segment_t seg = test_attach(segsz);
@@ -56,6 +89,12 @@ int main(int argc, char **argv) {
         CHECK_EQ(gex_RMA_PutBlocking(test_tm, peer, peer_base, &v, sizeof v, 0), 0);
         CHECK_EQ(gex_RMA_GetBlocking(test_tm, &w, peer, peer_base, sizeof w, 0), 0);
         CHECK_EQ(w, 42);
+        /* the flags and sizes the misuse cases get wrong, used right */
+        CHECK_EQ(gex_RMA_PutBlockingVal(test_tm, peer, (void *)8, 7, 8, GEX_FLAG_PEER_SEG_OFFSET), 0);
+        CHECK_EQ(gex_RMA_GetBlockingVal(test_tm, peer, peer_base + 8, 8, GEX_FLAG_PEER_SEG_BOUND), 7);
+        gex_NBI_BeginAccessRegion(0);
+        gex_Event_Wait(gex_NBI_EndAccessRegion(0));
+        CHECK(gex_Event_QueryLeaf(GEX_EVENT_INVALID, GEX_EC_LC) == GEX_EVENT_INVALID);
         test_finish("correct use accepted");
     }
     if (test_rank == 0) {
@@ -97,6 +136,77 @@ int main(int argc, char **argv) {
             printf("BADVALUE=\n");
             fflush(stdout);
             gex_AM_RequestShort0(test_tm, peer, h_inh, 0);
+        } else if (!strcmp(mode, "in-handler-get")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_AM_RequestShort0(test_tm, peer, h_inh_get, 0);
+        } else if (!strcmp(mode, "segflags-excl")) {
+            const gex_Flags_t fl = GEX_FLAG_PEER_SEG_BOUND | GEX_FLAG_PEER_SEG_SOME;
+            printf("BADVALUE=0x%x\n", (unsigned)fl);
+            fflush(stdout);
+            uint64_t v = 1;
+            gex_RMA_PutBlocking(test_tm, peer, peer_base, &v, sizeof v, fl);
+        } else if (!strcmp(mode, "segflags-offset")) {
+            uintptr_t off = peer_size + GASNET_PAGESIZE;
+            printf("BADVALUE=0x%zx\n", (size_t)off);
+            fflush(stdout);
+            uint64_t v = 1;
+            gex_RMA_PutBlocking(test_tm, peer, (void *)off, &v, sizeof v, GEX_FLAG_PEER_SEG_OFFSET);
+        } else if (!strcmp(mode, "val-size")) {
+            printf("BADVALUE=9\n");
+            fflush(stdout);
+            gex_RMA_PutBlockingVal(test_tm, peer, peer_base, 1, 9, 0);
+        } else if (!strcmp(mode, "region-nested")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_NBI_BeginAccessRegion(0);
+            gex_NBI_BeginAccessRegion(0);
+        } else if (!strcmp(mode, "region-end")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_NBI_EndAccessRegion(0);
+        } else if (!strcmp(mode, "region-nbi")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_NBI_BeginAccessRegion(0);
+            gex_NBI_Wait(GEX_EC_ALL, 0);
+        } else if (!strcmp(mode, "leaf-all")) {
+            printf("BADVALUE=0x%x\n", (unsigned)GEX_EC_ALL);
+            fflush(stdout);
+            gex_Event_QueryLeaf(GEX_EVENT_INVALID, GEX_EC_ALL);
+        } else if (!strcmp(mode, "event-in-handler")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_AM_RequestShort0(test_tm, peer, h_inh_ev, 0);
+        } else if (!strcmp(mode, "prepare-nested")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_AM_PrepareRequestMedium(test_tm, peer, NULL, 8, 8, NULL, 0, 0);
+            gex_AM_PrepareRequestMedium(test_tm, peer, NULL, 8, 8, NULL, 0, 0);
+        } else if (!strcmp(mode, "prepare-between")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            uint64_t v = 1;
+            gex_AM_PrepareRequestMedium(test_tm, peer, NULL, 8, 8, NULL, 0, 0);
+            gex_RMA_PutBlocking(test_tm, peer, peer_base, &v, sizeof v, 0);
+        } else if (!strcmp(mode, "srcdesc-noop")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            (void)gex_AM_SrcDescAddr(GEX_AM_SRCDESC_NO_OP);
+        } else if (!strcmp(mode, "reply-hsl")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_AM_RequestShort0(test_tm, peer, 207, 0);
+        } else if (!strcmp(mode, "commit-size")) {
+            printf("BADVALUE=101\n");
+            fflush(stdout);
+            gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(test_tm, peer, NULL, 100, 100, NULL, 0, 1);
+            gex_AM_CommitRequestMedium1(sd, 200, 101, 0);
+        } else if (!strcmp(mode, "prepare-least")) {
+            size_t least = gex_AM_MaxRequestMedium(test_tm, peer, NULL, GEX_FLAG_AM_PREPARE_LEAST_ALLOC, 0) + 1;
+            printf("BADVALUE=%zu\n", least);
+            fflush(stdout);
+            gex_AM_PrepareRequestMedium(test_tm, peer, NULL, least, least, NULL, 0, 0);
         } else {
             CHECKF(0, "unknown mode \"%s\"", mode);
         }

@@ -8,7 +8,8 @@
 #       (every build) GASNET_PSHM_NODES=0 and GASNET_MAX_SEGSIZE=100000GB must fail with a
 #       one-line error and a non-zero status, leaving nothing in /dev/shm; an AM to a
 #       handler index nobody registered ends the job non-zero with a message naming the
-#       index (the GASNet-1 spec makes this fatal in every build).
+#       index (the GASNet-1 spec makes this fatal in every build); so do an oversize
+#       Medium, a Commit beyond its Prepare and a least_payload above the maximum.
 # Layer: tests (driver).
 set -u
 [ $# -eq 5 ] || { echo "usage: test_badarg.sh debug|always GASNET_RUN CONDUIT PROG GASNET_CONFIG_H" >&2; exit 2; }
@@ -46,6 +47,21 @@ run_job() { # N ARGS... (extra environment comes from the caller)
 
 [ -r "$CONFIG_H" ] || { echo "test_badarg.sh: cannot read $CONFIG_H" >&2; exit 2; }
 
+# one misuse mode of the program: MODE:CALL; the job must end non-zero (not hang) with a
+# message naming CALL and the value the program printed as BADVALUE=
+check_misuse() {
+    local mode=${1%%:*} call=${1#*:} st value
+    run_job 2 "$mode"
+    st=$?
+    value=$(sed -n 's/^BADVALUE=//p' "$out" | head -1)
+    if ! grep -q '^BADVALUE=' "$out"; then bad "$mode: the program did not reach the misuse (status $st)"; return; fi
+    if [ "$st" -eq 0 ]; then bad "$mode: not detected (status 0)"; return; fi
+    if [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then bad "$mode: the job hung or left processes (status $st)"; return; fi
+    grep -q -- "$call" "$err" || { bad "$mode: stderr does not name $call"; return; }
+    mentions_value "$value" "$call" || { bad "$mode: stderr does not show the bad value $value"; return; }
+    echo "ok   $mode: status $st, message names $call${value:+ and $value}"
+}
+
 case "$GROUP" in
 debug)
     if ! grep -Eq '^[[:space:]]*#[[:space:]]*define[[:space:]]+GASNET_DEBUG[[:space:]]+1' "$CONFIG_H"; then
@@ -57,17 +73,13 @@ debug)
     [ "$st" -eq 0 ] || bad "ok: correct use failed with status $st"
     for spec in rank:gex_AM_RequestShort segment:gex_RMA_PutBlocking handler:gex_AM_RequestShort \
                 nargs:gex_AM_RequestShort category:gex_AM_RequestMedium medium-size:gex_AM_RequestMedium \
-                reply2:gex_AM_ReplyShort in-handler:gex_RMA_PutBlocking; do
-        mode=${spec%%:*} call=${spec#*:}
-        run_job 2 "$mode"
-        st=$?
-        value=$(sed -n 's/^BADVALUE=//p' "$out" | head -1)
-        if ! grep -q '^BADVALUE=' "$out"; then bad "$mode: the program did not reach the misuse (status $st)"; continue; fi
-        if [ "$st" -eq 0 ]; then bad "$mode: not detected (status 0)"; continue; fi
-        if [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then bad "$mode: the job hung or left processes (status $st)"; continue; fi
-        grep -q -- "$call" "$err" || { bad "$mode: stderr does not name $call"; continue; }
-        mentions_value "$value" "$call" || { bad "$mode: stderr does not show the bad value $value"; continue; }
-        echo "ok   $mode: status $st, message names $call${value:+ and $value}"
+                reply2:gex_AM_ReplyShort in-handler:gex_RMA_PutBlocking in-handler-get:gex_RMA_GetBlocking \
+                segflags-excl:gex_RMA_PutBlocking segflags-offset:gex_RMA_PutBlocking \
+                val-size:gex_RMA_PutBlockingVal region-nested:gex_NBI_BeginAccessRegion \
+                region-end:gex_NBI_EndAccessRegion region-nbi:gex_NBI_Wait leaf-all:gex_Event_QueryLeaf \
+                event-in-handler:gex_Event_Wait prepare-nested:gex_AM_PrepareRequestMedium \
+                prepare-between:gex_RMA_PutBlocking srcdesc-noop:gex_AM_SrcDescAddr reply-hsl:gex_AM_ReplyShort; do
+        check_misuse "$spec"
     done
     ;;
 always)
@@ -105,6 +117,11 @@ always)
     else
         echo "ok   handler: status $st: $(grep -m1 201 "$err")"
     fi
+    # lengths are checked in every build
+    for spec in medium-size:gex_AM_RequestMedium commit-size:gex_AM_CommitRequestMedium \
+                prepare-least:gex_AM_PrepareRequestMedium; do
+        check_misuse "$spec"
+    done
     leaks=$(gasnet_shm_leaks "$before") || bad "shared-memory objects left behind:$leaks"
     ;;
 *)
