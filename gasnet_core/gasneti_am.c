@@ -114,6 +114,19 @@ int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Ev
     return gasneti_am_send(m, lc_opt);
 }
 
+/* A negotiated-payload request whose payload the client wrote into the same-host slot
+ * claimed at Prepare (gasneti_am_prepare.c): the checks of a request, then publish. */
+int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, const gasneti_pshm_claim_t *c) {
+    seg_flags(m);
+    DEBUG_CHECK_SEND(m, tm, rank, GEX_EVENT_NOW);
+    check_lengths(m);
+    if (c->where == GASNETI_CLAIM_LANE)
+        gasneti_lanes_commit(c, m);
+    else
+        gasneti_pshm_commit(c, m);
+    return GASNET_OK;
+}
+
 #if GASNETI_DEBUG
 void gasneti_check_reply_token(gex_Token_t token, const char *call) {
     if (!token || token != gasneti_cur_token)

@@ -3,13 +3,18 @@
  * Layer: core.
  *
  * Prepare records the destination, flags and argument count in this thread's one
- * descriptor, picks the payload size and the buffer: the client's (client_buf), or
- * this thread's library buffer, which grows on demand and is kept for the next Prepare.
+ * descriptor, picks the payload size and the buffer:
+ *   - the client's (client_buf);
+ *   - for a Medium request to a neighbor with the library's buffer: the same-host slot
+ *     the message will travel in (a lane slot when most_payload fits one, else a
+ *     payload block of the shared queue), claimed at Prepare; the client writes its
+ *     payload in place and the Commit only writes the header and publishes: no copy;
+ *   - otherwise this thread's library buffer, which grows on demand and is kept for the
+ *     next Prepare (so a Commit sends from it with local completion NOW).
  * Commit turns the descriptor into an ordinary AM and sends it down the same path as
- * the fixed-payload calls (gasneti_am_request / gasneti_am_reply), so ordering, reply
- * and local-completion rules are the same by construction. The library buffer is
- * reused by the next Prepare, so Commit sends from it with local completion NOW; every
- * same-host path copies the payload before returning anyway.
+ * the fixed-payload calls (gasneti_am_request / gasneti_am_reply, or the claimed slot
+ * with the same checks), so ordering, reply and local-completion rules are the same by
+ * construction.
  * Checked in every build (one comparison each, as for fixed-payload AMs): least_payload
  * against the call's maximum, most < least, numargs above 16, a Commit's nbytes beyond
  * the prepared size, a Commit of another category or argument count than prepared.
@@ -32,6 +37,7 @@ typedef struct {
     void *dest;                   /* Long: dest_addr given to Prepare (NULL: any at Commit) */
     gex_Event_t *lc_opt;          /* client buffer: the client's; library buffer: NOW */
     const char *call;
+    gasneti_pshm_claim_t claim;   /* library buffer to a neighbor: the slot the payload is written in */
 } srcdesc_t;
 
 static GASNETI_THREADLOCAL srcdesc_t sd_self;
@@ -120,9 +126,29 @@ static gex_AM_SrcDesc_t prepare(srcdesc_t *sd, const void *client_buf, size_t le
         size_t offer = least > LIB_OFFER ? least : LIB_OFFER;
         if (offer > limit) offer = limit;
         size = most < offer ? most : offer;
-        sd->pub._addr = lib_buffer(size);
         sd->lc_opt = GEX_EVENT_NOW;
+        int32_t idx = gasneti_nbrhd_index[sd->m.jobrank];
+        if (sd->m.is_req && !is_long && (GASNETC_NBRHD_ONLY || idx >= 0)) {
+            /* a Medium request to a neighbor: the client writes straight into the slot the
+             * message goes in (a lane's when it fits, else the shared queue's payload
+             * block), claimed now, published by the Commit; IMMEDIATE is then exact */
+            void *at;
+            sd->m.nbytes = size;
+            if (gasneti_lanes_on && most <= GASNETI_LANE_INLINE)
+                at = gasneti_lanes_claim(&sd->m, idx, &sd->claim);
+            else
+                at = gasneti_pshm_claim(&sd->m, &sd->claim);
+            if (!at) return GEX_AM_SRCDESC_NO_OP;
+            sd->pub._addr = at;
+            sd->pub._size = size;
+#if GASNETI_DEBUG
+            gasneti_prepare_pending = call;
+#endif
+            return &sd->pub;
+        }
+        sd->pub._addr = lib_buffer(size);
     }
+    sd->claim.where = GASNETI_CLAIM_NONE;
     sd->pub._size = size;
     if (flags & GEX_FLAG_IMMEDIATE) {
         /* ask about the largest message the Commit may send */
@@ -139,6 +165,27 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
                                              size_t most, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) {
     srcdesc_t *sd = &sd_self;
     sd->call = prep_name[0][1];
+#if !GASNETI_DEBUG
+    /* the small case, a lane slot to a neighbor (the general path below would choose it
+     * too), with no more work than a fixed-payload request's: a negotiated payload must
+     * not cost more than a copy of the 168 bytes it saves at most */
+    if (!client_buf && most <= GASNETI_LANE_INLINE && least <= most && numargs <= GASNETI_MAX_ARGS &&
+        gasneti_lanes_on) {
+        gex_Rank_t jr = gasneti_tm_jobrank(tm, rank);
+        int32_t idx = gasneti_nbrhd_index[jr];
+        if (idx >= 0) {
+            sd->m.jobrank = jr, sd->m.category = GASNETI_AM_MEDIUM, sd->m.is_req = 1, sd->m.nargs = (uint8_t)numargs;
+            sd->m.flags = flags & ~(GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC);
+            sd->m.nbytes = most;
+            void *at = gasneti_lanes_claim(&sd->m, idx, &sd->claim);
+            if (!at) return GEX_AM_SRCDESC_NO_OP;
+            sd->tm = tm, sd->rank = rank;
+            sd->pub._addr = at;
+            sd->pub._size = most;
+            return &sd->pub;
+        }
+    }
+#endif
     GASNETI_CHECK_NOT_IN_HANDLER(sd->call);
     if (GASNETI_DEBUG && rank >= tm->_size)
         gasneti_fatalerror("%s: rank %u out of range (team size %u)", sd->call, (unsigned)rank, (unsigned)tm->_size);
@@ -218,15 +265,28 @@ static void commit(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex
     m.nbytes = nbytes;
     m.dest_addr = dest_addr;
     m.flags &= ~GEX_FLAG_IMMEDIATE; /* "Commit-time behavior is unaffected by this flag" */
-    if (is_req)
+    if (sd->claim.where != GASNETI_CLAIM_NONE)
+        gasneti_am_commit_claimed(sd->tm, sd->rank, &m, &sd->claim);
+    else if (is_req)
         gasneti_am_request(sd->tm, sd->rank, &m, sd->lc_opt);
     else
         gasneti_am_reply(sd->token, &m, sd->lc_opt);
 }
 
-void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, unsigned nargs,
+void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t pub, gex_AM_Index_t handler, size_t nbytes, unsigned nargs,
                                      const gex_AM_Arg_t *args) {
-    commit(sd, GASNETI_AM_MEDIUM, 1, handler, nbytes, NULL, nargs, args);
+#if !GASNETI_DEBUG
+    /* the small case of gex_AM_PrepareRequestMedium, with the checks of commit() */
+    srcdesc_t *sd = (srcdesc_t *)pub;
+    if (sd->claim.where == GASNETI_CLAIM_LANE && sd->m.category == GASNETI_AM_MEDIUM && sd->m.is_req &&
+        nargs == sd->m.nargs && nbytes <= sd->pub._size && !(sd->m.flags & GASNETI_FLAG_SEG_OFFSET)) {
+        gasneti_am_msg_t m = {sd->m.jobrank, GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, handler, 0, args, sd->pub._addr,
+                              nbytes, NULL};
+        gasneti_lanes_commit(&sd->claim, &m);
+        return;
+    }
+#endif
+    commit(pub, GASNETI_AM_MEDIUM, 1, handler, nbytes, NULL, nargs, args);
 }
 void gasneti_AM_CommitReplyMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, unsigned nargs,
                                    const gex_AM_Arg_t *args) {

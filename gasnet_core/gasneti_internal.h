@@ -108,6 +108,20 @@ extern void gasneti_pshm_init(void);
 extern int gasneti_pshm_am_send(const gasneti_am_msg_t *m);
 extern int gasneti_pshm_poll(int replies_only);
 extern int gasneti_pshm_have_room(const gasneti_am_msg_t *m);
+/* A same-host slot claimed for a negotiated-payload request whose payload the client
+ * writes in place (gasneti_am_prepare.c): claim at Prepare, commit (publish) at Commit. */
+enum { GASNETI_CLAIM_NONE = 0, GASNETI_CLAIM_LANE, GASNETI_CLAIM_QUEUE };
+typedef struct {
+    int where;    /* GASNETI_CLAIM_* */
+    uint64_t pos; /* position in the lane or queue */
+    void *slot;   /* lane: the slot */
+    size_t ring;  /* queue: which */
+} gasneti_pshm_claim_t;
+extern void *gasneti_pshm_claim(const gasneti_am_msg_t *m, gasneti_pshm_claim_t *c);
+extern void gasneti_pshm_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m);
+extern void *gasneti_lanes_claim(const gasneti_am_msg_t *m, int32_t nbrhd_idx, gasneti_pshm_claim_t *c);
+extern void gasneti_lanes_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m);
+extern int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, const gasneti_pshm_claim_t *c);
 extern size_t gasneti_pshm_max_medium;
 /* A same-host Long: the sender copies the payload straight into the target's segment,
  * which every neighbor maps (at _pshm_delta from the target's own address). */

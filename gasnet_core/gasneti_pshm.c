@@ -152,19 +152,24 @@ GASNETI_COLD static uint64_t claim_slow(ringhdr_t *h, size_t ri, const gasneti_a
     }
 }
 
-int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
-    size_t ri = 2 * (size_t)gasneti_nbrhd_index[m->jobrank] + !m->is_req;
-    ring_t *r = &rings[ri];
-    ringhdr_t *h = r->hdr;
+/* Claims the next position of the queue m goes to (ring index ri); UINT64_MAX for
+ * IMMEDIATE with no room. */
+static inline uint64_t claim(size_t ri, const gasneti_am_msg_t *m) {
+    ringhdr_t *h = rings[ri].hdr;
     /* fast path: room by our cached view of `released`, and the CAS wins (`released`
      * only grows, and the CAS fails if another producer took pos) */
     uint64_t pos = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
     if (GASNETI_UNLIKELY(pos >= __atomic_load_n(&released_cache[ri], __ATOMIC_ACQUIRE) + depth ||
                          !__atomic_compare_exchange_n(&h->head, &pos, pos + 1, 0, __ATOMIC_ACQUIRE,
-                                                      __ATOMIC_RELAXED))) {
+                                                      __ATOMIC_RELAXED)))
         pos = claim_slow(h, ri, m);
-        if (pos == UINT64_MAX) return GASNETI_AM_WOULD_BLOCK;
-    }
+    return pos;
+}
+
+/* Writes m into claimed position pos of ring r and publishes it. A Medium payload
+ * already at its place (m->src is the position's payload block: a negotiated payload)
+ * is not copied again, except into the slot when it is small enough to travel there. */
+static inline void fill(ring_t *r, uint64_t pos, const gasneti_am_msg_t *m) {
     slot_t *s = &r->slots[pos & mask];
     /* header and arguments first, in whole words */
     s->src = gasneti_mynode;
@@ -173,13 +178,38 @@ int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
     for (unsigned i = 0; i < m->nargs; i++) s->args[i] = m->args[i]; /* 0..16: cheaper than a memcpy call */
     if (m->category == GASNETI_AM_MEDIUM && m->nbytes) {
         void *dst = m->nbytes <= SLOT_INLINE ? s->data : r->payload + (pos & mask) * gasneti_pshm_max_medium;
-        memcpy(dst, m->src, m->nbytes);
+        if (dst != m->src) memcpy(dst, m->src, m->nbytes);
     } else if (m->category == GASNETI_AM_LONG) {
         gasneti_pshm_copy_long(m);
         s->dest = (uint64_t)(uintptr_t)m->dest_addr;
     }
     __atomic_store_n(&s->seq, pos + 1, __ATOMIC_RELEASE);
+}
+
+int gasneti_pshm_am_send(const gasneti_am_msg_t *m) {
+    size_t ri = 2 * (size_t)gasneti_nbrhd_index[m->jobrank] + !m->is_req;
+    uint64_t pos = claim(ri, m);
+    if (pos == UINT64_MAX) return GASNETI_AM_WOULD_BLOCK;
+    fill(&rings[ri], pos, m);
     return GASNET_OK;
+}
+
+/* Negotiated payload (gasneti_am_prepare.c): claim a position for m (a Medium whose
+ * payload is not written yet) and hand out its payload block, of gasneti_pshm_max_medium
+ * bytes; NULL for IMMEDIATE with no room. The message is published by
+ * gasneti_pshm_commit, which must follow before any other communication. */
+void *gasneti_pshm_claim(const gasneti_am_msg_t *m, gasneti_pshm_claim_t *c) {
+    size_t ri = 2 * (size_t)gasneti_nbrhd_index[m->jobrank] + !m->is_req;
+    uint64_t pos = claim(ri, m);
+    if (pos == UINT64_MAX) return NULL;
+    c->where = GASNETI_CLAIM_QUEUE;
+    c->pos = pos;
+    c->ring = ri;
+    return rings[ri].payload + (pos & mask) * gasneti_pshm_max_medium;
+}
+
+void gasneti_pshm_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m) {
+    fill(&rings[c->ring], c->pos, m);
 }
 
 /* Is there a free slot in the queue m goes to? (a snapshot: see gasneti_am_would_block) */

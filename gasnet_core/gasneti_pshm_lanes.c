@@ -153,7 +153,8 @@ static inline uint32_t write_body(lslot_t *d, const gasneti_am_msg_t *m) {
     for (unsigned i = 0; i < m->nargs; i++) d->args[i] = m->args[i]; /* 0..16: cheaper than a memcpy call */
     if (m->category == GASNETI_AM_MEDIUM) {
         d->nbytes = (uint32_t)m->nbytes;
-        if (m->nbytes) memcpy(d->data, m->src, m->nbytes);
+        /* (a negotiated payload is written in the slot already) */
+        if (m->nbytes && m->src != d->data) memcpy(d->data, m->src, m->nbytes);
     } else if (m->category == GASNETI_AM_LONG) {
         gasneti_pshm_copy_long(m);
         d->nbytes = (uint32_t)m->nbytes;
@@ -296,16 +297,42 @@ GASNETI_COLD static int wait_room(lane_t *pair, const gasneti_am_msg_t *m) {
     return 0;
 }
 
-int gasneti_lanes_request(const gasneti_am_msg_t *m, int32_t idx) {
+/* A slot of a lane to neighbor idx: its address, with its position in *pp, or NULL for
+ * IMMEDIATE with no room. */
+static inline lslot_t *claim_slot(const gasneti_am_msg_t *m, int32_t idx, uint64_t *pp) {
     lane_t *pair = &tx[2 * idx], *l;
-    uint64_t p;
     for (;;) {
-        if (claim(l = &pair[0], &p) || claim(l = &pair[1], &p)) break;
-        if (wait_room(pair, m)) return GASNETI_AM_WOULD_BLOCK;
+        if (claim(l = &pair[0], pp) || claim(l = &pair[1], pp)) break;
+        if (wait_room(pair, m)) return NULL;
     }
-    lslot_t *s = &l->slots[p & l->mask];
+    return &l->slots[*pp & l->mask];
+}
+
+int gasneti_lanes_request(const gasneti_am_msg_t *m, int32_t idx) {
+    uint64_t p;
+    lslot_t *s = claim_slot(m, idx, &p);
+    if (!s) return GASNETI_AM_WOULD_BLOCK;
     publish(s, SEQ(p, ST_REQ), write_body(s, m));
     return GASNET_OK;
+}
+
+/* Negotiated payload (gasneti_am_prepare.c): claim a slot for request m (a Medium of at
+ * most GASNETI_LANE_INLINE bytes, not written yet) and hand out its payload area; NULL
+ * for IMMEDIATE with no room. gasneti_lanes_commit publishes it, before any other
+ * communication (the receiver and our own reaping wait at an unpublished slot). */
+void *gasneti_lanes_claim(const gasneti_am_msg_t *m, int32_t idx, gasneti_pshm_claim_t *c) {
+    uint64_t p;
+    lslot_t *s = claim_slot(m, idx, &p);
+    if (!s) return NULL;
+    c->where = GASNETI_CLAIM_LANE;
+    c->pos = p;
+    c->slot = s;
+    return s->data;
+}
+
+void gasneti_lanes_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m) {
+    lslot_t *s = (lslot_t *)c->slot;
+    publish(s, SEQ(c->pos, ST_REQ), write_body(s, m));
 }
 
 /* A reply from the handler of a request that came through a lane: straight into the
