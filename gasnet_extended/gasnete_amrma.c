@@ -30,8 +30,15 @@ static void get_req_handler(gex_Token_t t, gex_AM_Arg_t shi, gex_AM_Arg_t slo, g
 static void get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo, gex_AM_Arg_t chi,
                             gex_AM_Arg_t clo) {
     (void)t;
+    gasneti_counter_t *done = (gasneti_counter_t *)GASNETE_PTR(chi, clo);
+    /* This handler may run on any thread; it writes the initiator's buffer on behalf of
+     * the thread that counted the get in `done` before sending it. The acquire reads
+     * that count, so the order the round trip through the peer guarantees anyway is
+     * also visible within this process (to ThreadSanitizer, which cannot follow it
+     * through another process's memory). */
+    (void)gasneti_atomic_read(done);
     memcpy(GASNETE_PTR(dhi, dlo), buf, n);
-    gasneti_counter_done((gasneti_counter_t *)GASNETE_PTR(chi, clo));
+    gasneti_counter_done(done);
 }
 
 extern void gasnete_barrier_handler(gex_Token_t t, gex_AM_Arg_t team, gex_AM_Arg_t seq, gex_AM_Arg_t round,
