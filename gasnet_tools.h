@@ -1,16 +1,122 @@
-/* gasnet_tools.h: the portable toolkit shared by clients and the library: timers,
- * memory fences and atomics. Usable with or without gasnetex.h.
- * Layer: public. This release has the subset below; the rest of the GASNet tools API
- * (threads, thread keys, the standalone tools library) is not available yet. */
+/* gasnet_tools.h: the GASNet tools (gasnett_*), the portable toolkit shared by clients and
+ * the library: timers, fences, atomics, locks, thread keys, environment and system
+ * queries, compiler-portability macros, checksums, checked allocation.
+ * Layer: public. Usable alone (link libgasnet_tools-seq.a or -par.a, see
+ * include/gasnet_tools-{seq,par}.mak) or through gasnetex.h / gasnet.h (the conduit
+ * library contains the same functions). A client that defines GASNETT_LITE_MODE gets only
+ * the header-only part (everything inline or a macro) and needs no library.
+ * The threading of a standalone client: -DGASNETT_THREAD_SAFE or -DGASNETT_THREAD_SINGLE;
+ * without either, GASNET_PAR/GASNET_PARSYNC/_REENTRANT select thread-safe. Locks are real
+ * pthread locks either way. Reference: docs/tools.md. */
 #ifndef GASNET_TOOLS_H
 #define GASNET_TOOLS_H
 
+#include <gasnet_config.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
+/* ---- versions and configuration ---- */
 #ifndef GASNETT_SPEC_VERSION_MAJOR
 #  define GASNETT_SPEC_VERSION_MAJOR 1
 #  define GASNETT_SPEC_VERSION_MINOR 14
+#endif
+#define GASNETT_RELEASE_VERSION_MAJOR GASNET_RELEASE_VERSION_MAJOR
+#define GASNETT_RELEASE_VERSION_MINOR GASNET_RELEASE_VERSION_MINOR
+#define GASNETT_RELEASE_VERSION_PATCH GASNET_RELEASE_VERSION_PATCH
+#define GASNETT_MAX_THREADS GASNETI_MAX_THREADS
+
+#if defined(GASNETT_THREAD_SAFE) && defined(GASNETT_THREAD_SINGLE)
+#  error "define at most one of GASNETT_THREAD_SAFE and GASNETT_THREAD_SINGLE"
+#endif
+#if !defined(GASNETT_THREAD_SAFE) && !defined(GASNETT_THREAD_SINGLE)
+#  if defined(GASNET_PAR) || defined(GASNET_PARSYNC) || defined(_REENTRANT)
+#    define GASNETT_THREAD_SAFE 1
+#  else
+#    define GASNETT_THREAD_SINGLE 1
+#  endif
+#endif
+#if defined(GASNET_DEBUG) && GASNET_DEBUG
+#  define GASNETT_DEBUG 1
+#else
+#  define GASNETT_DEBUG 0
+#endif
+
+#define _GASNETT_STR(x) #x
+#define GASNETT_STRINGIFY(x) _GASNETT_STR(x)
+#if defined(__x86_64__)
+#  define _GASNETT_CPU "x86_64"
+#elif defined(__aarch64__)
+#  define _GASNETT_CPU "aarch64"
+#elif defined(__powerpc64__)
+#  define _GASNETT_CPU "powerpc64"
+#else
+#  define _GASNETT_CPU "unknown"
+#endif
+/* cpu-vendor-os of the build, from the compiler's predefined macros */
+#define GASNETT_SYSTEM_TUPLE _GASNETT_CPU "-pc-linux-gnu"
+#define _GASNETT_RELEASE_STR                                                  \
+    GASNETT_STRINGIFY(GASNET_RELEASE_VERSION_MAJOR) "." GASNETT_STRINGIFY(    \
+        GASNET_RELEASE_VERSION_MINOR) "." GASNETT_STRINGIFY(GASNET_RELEASE_VERSION_PATCH)
+#if defined(GASNETT_THREAD_SAFE)
+#  define _GASNETT_THREAD_STR "threadsafe"
+#else
+#  define _GASNETT_THREAD_STR "threadsingle"
+#endif
+#if GASNETT_DEBUG
+#  define _GASNETT_DEBUG_STR "debug"
+#else
+#  define _GASNETT_DEBUG_STR "nodebug"
+#endif
+#define GASNETT_CONFIG_STRING                                                              \
+    "RELEASE=" _GASNETT_RELEASE_STR ",SPEC=" GASNETT_STRINGIFY(GASNETT_SPEC_VERSION_MAJOR) "." \
+    GASNETT_STRINGIFY(GASNETT_SPEC_VERSION_MINOR) "," _GASNETT_THREAD_STR "," _GASNETT_DEBUG_STR \
+    ",notrace,nostats,TIMER=clock_gettime,ATOMICS=compiler,SYSTEM=" GASNETT_SYSTEM_TUPLE
+
+/* ---- compiler portability (GCC and Clang, C99 and C++11) ---- */
+#ifdef __cplusplus
+#  define GASNETT_BEGIN_EXTERNC extern "C" {
+#  define GASNETT_END_EXTERNC }
+#else
+#  define GASNETT_BEGIN_EXTERNC
+#  define GASNETT_END_EXTERNC
+#endif
+#define GASNETT_INLINE(fn) static inline __attribute__((__always_inline__))
+#define GASNETT_NEVER_INLINE(fn, declarator) __attribute__((__noinline__)) declarator
+#define GASNETT_NORETURN __attribute__((__noreturn__))
+#define GASNETT_PREDICT_TRUE(x) __builtin_expect(!!(x), 1)
+#define GASNETT_PREDICT_FALSE(x) __builtin_expect(!!(x), 0)
+#define GASNETT_LIKELY GASNETT_PREDICT_TRUE
+#define GASNETT_UNLIKELY GASNETT_PREDICT_FALSE
+#define GASNETT_UNUSED __attribute__((__unused__))
+#define GASNETT_USED __attribute__((__used__))
+#define GASNETT_COLD __attribute__((__cold__))
+#define GASNETT_HOT __attribute__((__hot__))
+#define GASNETT_PURE __attribute__((__pure__))
+#define GASNETT_CONST __attribute__((__const__))
+#define GASNETT_MALLOC __attribute__((__malloc__))
+#define GASNETT_WARN_UNUSED_RESULT __attribute__((__warn_unused_result__))
+#define GASNETT_FORMAT_PRINTF(fmtarg, firstvararg) __attribute__((__format__(__printf__, fmtarg, firstvararg)))
+#if (defined(__GNUC__) && __GNUC__ >= 7) || defined(__clang__)
+#  define GASNETT_FALLTHROUGH __attribute__((__fallthrough__));
+#else
+#  define GASNETT_FALLTHROUGH
+#endif
+#define GASNETT_RESTRICT __restrict__
+#define GASNETT_CURRENT_FUNCTION __func__
+/* a string that `strings` / `ident` find in the object: GASNETT_IDENT(name, "$Key: value $") */
+#define GASNETT_IDENT(identName, identText) static const char identName[] GASNETT_USED = identText
+/* usable in #if: the smallest page and the usual cache line of the supported CPUs */
+#define GASNETT_PAGESIZE 4096
+#if defined(__powerpc64__) || (defined(__aarch64__) && defined(__APPLE__))
+#  define GASNETT_CACHE_LINE_BYTES 128
+#else
+#  define GASNETT_CACHE_LINE_BYTES 64
 #endif
 
 /* ---- timers: ticks are nanoseconds of CLOCK_MONOTONIC ---- */
@@ -25,8 +131,9 @@ static inline gasnett_tick_t gasnett_ticks_now(void) {
 #define gasnett_ticks_to_ns(t) ((uint64_t)(t))
 #define gasnett_ticks_to_us(t) ((uint64_t)(t) / 1000u)
 #define gasnett_ticks_to_sec(t) ((double)(t) * 1e-9)
+#define gasnett_ticks_to_ms(t) ((uint64_t)(t) / 1000000u)
 
-/* ---- fences ---- */
+/* ---- memory fences ---- */
 #define gasnett_compiler_fence() __asm__ __volatile__("" ::: "memory")
 #define gasnett_local_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define gasnett_local_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
@@ -41,22 +148,320 @@ static inline gasnett_tick_t gasnett_ticks_now(void) {
 #  define gasnett_spinloop_hint() gasnett_compiler_fence()
 #endif
 
-/* ---- atomics (sequentially consistent) ---- */
-typedef uint32_t gasnett_atomic_val_t;
-typedef int32_t gasnett_atomic_sval_t;
-typedef struct {
-    volatile gasnett_atomic_val_t _v;
-} gasnett_atomic_t;
+/* ---- atomics ----
+ * Every operation is sequentially consistent by itself; the fence flags add full fences
+ * before/after it. The flags are nearly always constants, so the tests compile away. */
+#define GASNETT_ATOMIC_NONE 0x00
+#define GASNETT_ATOMIC_RMB_PRE 0x01
+#define GASNETT_ATOMIC_WMB_PRE 0x02
+#define GASNETT_ATOMIC_RMB_POST 0x04
+#define GASNETT_ATOMIC_WMB_POST 0x08
+#define GASNETT_ATOMIC_RMB_POST_IF_TRUE 0x10
+#define GASNETT_ATOMIC_RMB_POST_IF_FALSE 0x20
+#define GASNETT_ATOMIC_MB_PRE (GASNETT_ATOMIC_RMB_PRE | GASNETT_ATOMIC_WMB_PRE)
+#define GASNETT_ATOMIC_MB_POST (GASNETT_ATOMIC_RMB_POST | GASNETT_ATOMIC_WMB_POST)
+#define GASNETT_ATOMIC_REL GASNETT_ATOMIC_WMB_PRE
+#define GASNETT_ATOMIC_ACQ GASNETT_ATOMIC_RMB_POST
+#define GASNETT_ATOMIC_ACQ_IF_TRUE GASNETT_ATOMIC_RMB_POST_IF_TRUE
+#define GASNETT_ATOMIC_ACQ_IF_FALSE GASNETT_ATOMIC_RMB_POST_IF_FALSE
 #define GASNETT_HAVE_ATOMIC_CAS 1
 #define GASNETT_HAVE_ATOMIC_ADD_SUB 1
-#define GASNETT_ATOMIC_NONE 0
+#define GASNETT_HAVE_STRONGATOMIC_CAS 1
+#define GASNETT_HAVE_STRONGATOMIC_ADD_SUB 1
+
+static inline void _gasnett_atomic_pre(int _f) {
+    if (_f & GASNETT_ATOMIC_MB_PRE) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+static inline void _gasnett_atomic_post(int _f) {
+    if (_f & GASNETT_ATOMIC_MB_POST) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+static inline int _gasnett_atomic_post_bool(int _f, int _r) {
+    if ((_f & GASNETT_ATOMIC_MB_POST) || ((_f & GASNETT_ATOMIC_RMB_POST_IF_TRUE) && _r) ||
+        ((_f & GASNETT_ATOMIC_RMB_POST_IF_FALSE) && !_r))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return _r;
+}
+
+/* One family of operations per type: NAME_t holding a VAL (unsigned) with SVAL the signed
+ * view. add/subtract return the new value, swap the old one, compare_and_swap nonzero
+ * on success, decrement_and_test nonzero when the new value is 0. */
+#define _GASNETT_ATOMIC_DEFINE(name, val, sval)                                                      \
+    typedef struct { volatile val _v; } name##_t;                                                   \
+    static inline val name##_read(const name##_t *_p, int _f) {                                      \
+        _gasnett_atomic_pre(_f);                                                                   \
+        val _r = __atomic_load_n(&_p->_v, __ATOMIC_SEQ_CST);                                       \
+        _gasnett_atomic_post(_f);                                                                  \
+        return _r;                                                                                 \
+    }                                                                                              \
+    static inline void name##_set(name##_t *_p, val _x, int _f) {                                    \
+        _gasnett_atomic_pre(_f);                                                                   \
+        __atomic_store_n(&_p->_v, _x, __ATOMIC_SEQ_CST);                                           \
+        _gasnett_atomic_post(_f);                                                                  \
+    }                                                                                              \
+    static inline val name##_add(name##_t *_p, val _x, int _f) {                                     \
+        _gasnett_atomic_pre(_f);                                                                   \
+        val _r = __atomic_add_fetch(&_p->_v, _x, __ATOMIC_SEQ_CST);                                \
+        _gasnett_atomic_post(_f);                                                                  \
+        return _r;                                                                                 \
+    }                                                                                              \
+    static inline val name##_subtract(name##_t *_p, val _x, int _f) {                                \
+        _gasnett_atomic_pre(_f);                                                                   \
+        val _r = __atomic_sub_fetch(&_p->_v, _x, __ATOMIC_SEQ_CST);                                \
+        _gasnett_atomic_post(_f);                                                                  \
+        return _r;                                                                                 \
+    }                                                                                              \
+    static inline void name##_increment(name##_t *_p, int _f) { (void)name##_add(_p, 1, _f); }       \
+    static inline void name##_decrement(name##_t *_p, int _f) { (void)name##_subtract(_p, 1, _f); }  \
+    static inline int name##_decrement_and_test(name##_t *_p, int _f) {                              \
+        _gasnett_atomic_pre(_f);                                                                   \
+        int _r = __atomic_sub_fetch(&_p->_v, 1, __ATOMIC_SEQ_CST) == 0;                            \
+        return _gasnett_atomic_post_bool(_f, _r);                                                  \
+    }                                                                                              \
+    static inline int name##_compare_and_swap(name##_t *_p, val _o, val _n, int _f) {                \
+        _gasnett_atomic_pre(_f);                                                                   \
+        int _r = __atomic_compare_exchange_n(&_p->_v, &_o, _n, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+        return _gasnett_atomic_post_bool(_f, _r);                                                  \
+    }                                                                                              \
+    static inline val name##_swap(name##_t *_p, val _x, int _f) {                                    \
+        _gasnett_atomic_pre(_f);                                                                   \
+        val _r = __atomic_exchange_n(&_p->_v, _x, __ATOMIC_SEQ_CST);                               \
+        _gasnett_atomic_post(_f);                                                                  \
+        return _r;                                                                                 \
+    }                                                                                              \
+    static inline sval name##_signed(val _x) { return (sval)_x; }
+
+GASNETT_BEGIN_EXTERNC
+typedef uint32_t gasnett_atomic_val_t;
+typedef int32_t gasnett_atomic_sval_t;
+typedef uint32_t gasnett_atomic32_val_t; /* not in the GASNet names, but spares a cast */
+typedef uint64_t gasnett_atomic64_val_t;
+_GASNETT_ATOMIC_DEFINE(gasnett_atomic, uint32_t, int32_t)
+_GASNETT_ATOMIC_DEFINE(gasnett_atomic32, uint32_t, int32_t)
+_GASNETT_ATOMIC_DEFINE(gasnett_atomic64, uint64_t, int64_t)
+/* "strong" atomics (valid between processes and against signal handlers): ours already are */
+_GASNETT_ATOMIC_DEFINE(gasnett_strongatomic, uint32_t, int32_t)
+_GASNETT_ATOMIC_DEFINE(gasnett_strongatomic32, uint32_t, int32_t)
+_GASNETT_ATOMIC_DEFINE(gasnett_strongatomic64, uint64_t, int64_t)
+GASNETT_END_EXTERNC
+#undef _GASNETT_ATOMIC_DEFINE
 #define gasnett_atomic_init(v) {(v)}
-#define gasnett_atomic_read(p, f) __atomic_load_n(&(p)->_v, __ATOMIC_SEQ_CST)
-#define gasnett_atomic_set(p, v, f) __atomic_store_n(&(p)->_v, (v), __ATOMIC_SEQ_CST)
-#define gasnett_atomic_increment(p, f) ((void)__atomic_add_fetch(&(p)->_v, 1, __ATOMIC_SEQ_CST))
-#define gasnett_atomic_decrement(p, f) ((void)__atomic_sub_fetch(&(p)->_v, 1, __ATOMIC_SEQ_CST))
-#define gasnett_atomic_decrement_and_test(p, f) (__atomic_sub_fetch(&(p)->_v, 1, __ATOMIC_SEQ_CST) == 0)
-#define gasnett_atomic_add(p, v, f) __atomic_add_fetch(&(p)->_v, (v), __ATOMIC_SEQ_CST)
-#define gasnett_atomic_subtract(p, v, f) __atomic_sub_fetch(&(p)->_v, (v), __ATOMIC_SEQ_CST)
+#define gasnett_atomic32_init(v) {(v)}
+#define gasnett_atomic64_init(v) {(v)}
+#define gasnett_strongatomic_init(v) {(v)}
+#define gasnett_strongatomic32_init(v) {(v)}
+#define gasnett_strongatomic64_init(v) {(v)}
+#define GASNETT_ATOMIC_MAX ((gasnett_atomic_val_t)UINT32_MAX)
+#define GASNETT_ATOMIC_SIGNED_MIN ((gasnett_atomic_sval_t)INT32_MIN)
+#define GASNETT_ATOMIC_SIGNED_MAX ((gasnett_atomic_sval_t)INT32_MAX)
+
+/* ---- mutexes, condition variables, read/write locks (always pthreads) ----
+ * Debug builds record the writer/owner so the assert macros can check it; release builds
+ * store nothing extra and the asserts are empty. */
+#if GASNETT_DEBUG
+typedef struct {
+    pthread_mutex_t _m;
+    volatile uintptr_t _owner; /* pthread_self() of the holder, 0 when free */
+} gasnett_mutex_t;
+#  define GASNETT_MUTEX_INITIALIZER {PTHREAD_MUTEX_INITIALIZER, 0}
+typedef struct {
+    pthread_rwlock_t _l;
+    volatile uintptr_t _writer;
+} gasnett_rwlock_t;
+#  define GASNETT_RWLOCK_INITIALIZER {PTHREAD_RWLOCK_INITIALIZER, 0}
+#  define _GASNETT_SELF() ((uintptr_t)pthread_self())
+#  define _GASNETT_OWNER_SET(lk, fld, v) ((lk)->fld = (v))
+#else
+typedef struct {
+    pthread_mutex_t _m;
+} gasnett_mutex_t;
+#  define GASNETT_MUTEX_INITIALIZER {PTHREAD_MUTEX_INITIALIZER}
+typedef struct {
+    pthread_rwlock_t _l;
+} gasnett_rwlock_t;
+#  define GASNETT_RWLOCK_INITIALIZER {PTHREAD_RWLOCK_INITIALIZER}
+#  define _GASNETT_OWNER_SET(lk, fld, v) ((void)0)
+#endif
+typedef struct {
+    pthread_cond_t _c;
+} gasnett_cond_t;
+#define GASNETT_COND_INITIALIZER {PTHREAD_COND_INITIALIZER}
+
+GASNETT_BEGIN_EXTERNC
+#if GASNETT_DEBUG && !defined(GASNETT_LITE_MODE)
+extern void gasnett_lock_assert_failed(const char *what, const void *lock) GASNETT_NORETURN;
+#  define gasnett_mutex_assertlocked(pl) \
+    ((pl)->_owner == _GASNETT_SELF() ? (void)0 : gasnett_lock_assert_failed("gasnett_mutex_assertlocked", (pl)))
+#  define gasnett_mutex_assertunlocked(pl) \
+    ((pl)->_owner != _GASNETT_SELF() ? (void)0 : gasnett_lock_assert_failed("gasnett_mutex_assertunlocked", (pl)))
+#  define gasnett_rwlock_assertwrlocked(pl) \
+    ((pl)->_writer == _GASNETT_SELF() ? (void)0 : gasnett_lock_assert_failed("gasnett_rwlock_assertwrlocked", (pl)))
+#  define gasnett_rwlock_assertunlocked(pl) \
+    ((pl)->_writer != _GASNETT_SELF() ? (void)0 : gasnett_lock_assert_failed("gasnett_rwlock_assertunlocked", (pl)))
+#else
+#  define gasnett_mutex_assertlocked(pl) ((void)(pl))
+#  define gasnett_mutex_assertunlocked(pl) ((void)(pl))
+#  define gasnett_rwlock_assertwrlocked(pl) ((void)(pl))
+#  define gasnett_rwlock_assertunlocked(pl) ((void)(pl))
+#endif
+/* readers are not recorded: these two check nothing */
+#define gasnett_rwlock_assertrdlocked(pl) ((void)(pl))
+#define gasnett_rwlock_assertlocked(pl) ((void)(pl))
+
+static inline int gasnett_mutex_init(gasnett_mutex_t *_p) {
+    _GASNETT_OWNER_SET(_p, _owner, 0);
+    return pthread_mutex_init(&_p->_m, NULL);
+}
+static inline int gasnett_mutex_destroy(gasnett_mutex_t *_p) { return pthread_mutex_destroy(&_p->_m); }
+static inline int gasnett_mutex_lock(gasnett_mutex_t *_p) {
+    int _r = pthread_mutex_lock(&_p->_m);
+    _GASNETT_OWNER_SET(_p, _owner, _GASNETT_SELF());
+    return _r;
+}
+/* 0 when acquired, EBUSY when held elsewhere */
+static inline int gasnett_mutex_trylock(gasnett_mutex_t *_p) {
+    int _r = pthread_mutex_trylock(&_p->_m);
+    if (!_r) _GASNETT_OWNER_SET(_p, _owner, _GASNETT_SELF());
+    return _r;
+}
+static inline int gasnett_mutex_unlock(gasnett_mutex_t *_p) {
+    _GASNETT_OWNER_SET(_p, _owner, 0);
+    return pthread_mutex_unlock(&_p->_m);
+}
+static inline int gasnett_cond_init(gasnett_cond_t *_c) { return pthread_cond_init(&_c->_c, NULL); }
+static inline int gasnett_cond_destroy(gasnett_cond_t *_c) { return pthread_cond_destroy(&_c->_c); }
+static inline int gasnett_cond_signal(gasnett_cond_t *_c) { return pthread_cond_signal(&_c->_c); }
+static inline int gasnett_cond_broadcast(gasnett_cond_t *_c) { return pthread_cond_broadcast(&_c->_c); }
+static inline int gasnett_cond_wait(gasnett_cond_t *_c, gasnett_mutex_t *_p) {
+    _GASNETT_OWNER_SET(_p, _owner, 0);
+    int _r = pthread_cond_wait(&_c->_c, &_p->_m);
+    _GASNETT_OWNER_SET(_p, _owner, _GASNETT_SELF());
+    return _r;
+}
+static inline int gasnett_rwlock_init(gasnett_rwlock_t *_l) {
+    _GASNETT_OWNER_SET(_l, _writer, 0);
+    return pthread_rwlock_init(&_l->_l, NULL);
+}
+static inline int gasnett_rwlock_destroy(gasnett_rwlock_t *_l) { return pthread_rwlock_destroy(&_l->_l); }
+static inline int gasnett_rwlock_rdlock(gasnett_rwlock_t *_l) { return pthread_rwlock_rdlock(&_l->_l); }
+static inline int gasnett_rwlock_tryrdlock(gasnett_rwlock_t *_l) { return pthread_rwlock_tryrdlock(&_l->_l); }
+static inline int gasnett_rwlock_wrlock(gasnett_rwlock_t *_l) {
+    int _r = pthread_rwlock_wrlock(&_l->_l);
+    _GASNETT_OWNER_SET(_l, _writer, _GASNETT_SELF());
+    return _r;
+}
+static inline int gasnett_rwlock_trywrlock(gasnett_rwlock_t *_l) {
+    int _r = pthread_rwlock_trywrlock(&_l->_l);
+    if (!_r) _GASNETT_OWNER_SET(_l, _writer, _GASNETT_SELF());
+    return _r;
+}
+static inline int gasnett_rwlock_unlock(gasnett_rwlock_t *_l) {
+#if GASNETT_DEBUG
+    if (_l->_writer == _GASNETT_SELF()) _l->_writer = 0;
+#endif
+    return pthread_rwlock_unlock(&_l->_l);
+}
+GASNETT_END_EXTERNC
+
+/* ---- thread keys: one void * per thread (compiler thread-local storage) ---- */
+#define GASNETT_THREADKEY_DEFINE(key) __thread void *key
+#define GASNETT_THREADKEY_DECLARE(key) extern __thread void *key
+#define gasnett_threadkey_init(key) ((void)0)
+#define gasnett_threadkey_get(key) ((void *)(key))
+#define gasnett_threadkey_set(key, val) ((void)((key) = (void *)(val)))
+#define gasnett_threadkey_get_noinit(key) gasnett_threadkey_get(key)
+#define gasnett_threadkey_set_noinit(key, val) gasnett_threadkey_set(key, val)
+
+static inline void gasnett_sched_yield(void) { (void)sched_yield(); }
+
+/* ---- tracing and statistics: no-ops in this release ----
+ * The arguments are still type-checked (inside `0 &&`), never evaluated. A later release
+ * may connect them to --enable-trace / --enable-stats. */
+#define GASNETT_TRACE_ENABLED 0
+#define GASNETT_STATS_ENABLED 0
+#define GASNETT_TRACE_PRINTF(...) ((void)(0 && printf(__VA_ARGS__)))
+#define GASNETT_TRACE_PRINTF_FORCE(...) ((void)(0 && printf(__VA_ARGS__)))
+#define GASNETT_STATS_PRINTF(...) ((void)(0 && printf(__VA_ARGS__)))
+#define GASNETT_STATS_PRINTF_FORCE(...) ((void)(0 && printf(__VA_ARGS__)))
+#define GASNETT_TRACE_GETMASK() ("")
+#define GASNETT_TRACE_SETMASK(mask) ((void)(mask))
+#define GASNETT_STATS_GETMASK() ("")
+#define GASNETT_STATS_SETMASK(mask) ((void)(mask))
+#define GASNETT_TRACE_GET_TRACELOCAL() (0)
+#define GASNETT_TRACE_SET_TRACELOCAL(val) ((void)(val))
+#define GASNETT_TRACE_SETSOURCELINE(file, line) ((void)(file), (void)(line))
+#define GASNETT_TRACE_GETSOURCELINE(pfile, pline) ((void)(*(pfile) = ""), (void)(*(pline) = 0))
+#define GASNETT_TRACE_FREEZESOURCELINE() ((void)0)
+#define GASNETT_TRACE_UNFREEZESOURCELINE() ((void)0)
+
+/* ---- the library part (libgasnet_tools-*.a, or the conduit library) ---- */
+#ifndef GASNETT_LITE_MODE
+GASNETT_BEGIN_EXTERNC
+/* timers */
+extern double gasnett_tick_granularityus(void); /* smallest nonzero tick step seen, in us */
+extern double gasnett_tick_overheadus(void);    /* cost of one gasnett_ticks_now(), in us */
+extern uint64_t gasnett_gettimeofday_us(void);  /* wall clock, us since the epoch */
+/* environment; the _withdefault forms report under GASNET_VERBOSEENV */
+extern const char *gasnett_getenv(const char *key);
+extern const char *gasnett_getenv_withdefault(const char *key, const char *dflt);
+extern int gasnett_getenv_yesno_withdefault(const char *key, int dflt);
+extern int64_t gasnett_getenv_int_withdefault(const char *key, int64_t dflt, uint64_t mem_size_multiplier);
+extern double gasnett_getenv_dbl_withdefault(const char *key, double dflt);
+extern int64_t gasnett_parse_int(const char *str, uint64_t mem_size_multiplier);
+extern int gasnett_verboseenv(void);
+extern void gasnett_envint_display(const char *key, int64_t val, int is_dflt, int is_mem_size);
+extern void gasnett_envstr_display(const char *key, const char *val, int is_dflt);
+extern void gasnett_envdbl_display(const char *key, double val, int is_dflt);
+extern int gasnett_setenv(const char *key, const char *val);
+extern int gasnett_unsetenv(const char *key);
+/* system */
+extern int gasnett_cpu_count(void);
+extern uint64_t gasnett_getPhysMemSz(int failureIsFatal);
+extern const char *gasnett_gethostname(void);
+extern const char *gasnett_exe_name(void);
+extern void gasnett_nsleep(uint64_t ns);
+extern void gasnett_set_affinity(int rank);
+extern const char *gasnett_format_number(int64_t val, char *buf, size_t bufsz, int is_mem_size);
+extern uint64_t gasnett_checksum(const void *p, int numbytes);
+extern const char *gasnett_performance_warning_str(void);
+extern const char *gasnett_release_version_str(void);
+/* errors and debugging */
+extern void gasnett_fatalerror_at(const char *func, const char *file, int line, const char *fmt, ...)
+    GASNETT_NORETURN GASNETT_FORMAT_PRINTF(4, 5);
+extern void gasnett_fatalerror_nopos(const char *fmt, ...) GASNETT_NORETURN GASNETT_FORMAT_PRINTF(1, 2);
+#define gasnett_fatalerror(...) gasnett_fatalerror_at(GASNETT_CURRENT_FUNCTION, __FILE__, __LINE__, __VA_ARGS__)
+extern void gasnett_killmyprocess(int exitcode) GASNETT_NORETURN;
+extern void gasnett_flush_streams(void);
+extern void gasnett_freezeForDebuggerErr(void);
+extern void gasnett_backtrace_init(const char *exename);
+extern int gasnett_print_backtrace(int fd);
+/* A client may define its own backtrace method: gasnett_print_backtrace tries it first.
+ * The library holds a weak empty default (fnp == NULL). */
+typedef struct {
+    const char *name;
+    int (*fnp)(int fd); /* prints a backtrace of the calling thread to fd, 0 on success */
+    int threadsupport;
+} gasnett_backtrace_type_t;
+extern gasnett_backtrace_type_t gasnett_backtrace_user;
+/* checked allocation: debug builds keep guards around each block and check them at free
+ * and memcheck; release builds are malloc/free that abort on exhaustion */
+extern void *gasnett_debug_malloc_at(size_t sz, const char *file, int line) GASNETT_MALLOC;
+extern void *gasnett_debug_calloc_at(size_t n, size_t sz, const char *file, int line) GASNETT_MALLOC;
+extern void *gasnett_debug_realloc_at(void *p, size_t sz, const char *file, int line);
+extern char *gasnett_debug_strdup_at(const char *s, const char *file, int line) GASNETT_MALLOC;
+extern char *gasnett_debug_strndup_at(const char *s, size_t n, const char *file, int line) GASNETT_MALLOC;
+extern void gasnett_debug_free_at(void *p, const char *file, int line);
+extern void gasnett_debug_memcheck_at(const void *p, const char *file, int line);
+extern void gasnett_debug_memcheck_all_at(const char *file, int line);
+#define gasnett_debug_malloc(sz) gasnett_debug_malloc_at((sz), __FILE__, __LINE__)
+#define gasnett_debug_calloc(n, sz) gasnett_debug_calloc_at((n), (sz), __FILE__, __LINE__)
+#define gasnett_debug_realloc(p, sz) gasnett_debug_realloc_at((p), (sz), __FILE__, __LINE__)
+#define gasnett_debug_strdup(s) gasnett_debug_strdup_at((s), __FILE__, __LINE__)
+#define gasnett_debug_strndup(s, n) gasnett_debug_strndup_at((s), (n), __FILE__, __LINE__)
+#define gasnett_debug_free(p) gasnett_debug_free_at((p), __FILE__, __LINE__)
+#define gasnett_debug_memcheck(p) gasnett_debug_memcheck_at((p), __FILE__, __LINE__)
+#define gasnett_debug_memcheck_one() gasnett_debug_memcheck_all_at(__FILE__, __LINE__)
+#define gasnett_debug_memcheck_all() gasnett_debug_memcheck_all_at(__FILE__, __LINE__)
+GASNETT_END_EXTERNC
+#endif /* GASNETT_LITE_MODE */
 
 #endif

@@ -12,7 +12,10 @@
 #   - include/gasnet_config.h has exactly one #define each of GASNET_RELEASE_VERSION_MAJOR,
 #     _MINOR and _PATCH (the major a year);
 #   - the library and the client carry the ident string "$GASNetConduitName: SMP $";
-#   - a PAR object linked with -lgasnet-smp-seq fails with an undefined symbol naming PAR.
+#   - a PAR object linked with -lgasnet-smp-seq fails with an undefined symbol naming PAR;
+#   - tools-only clients (gasnet_tools.h, no conduit) built with gasnet_tools-{seq,par}.mak and
+#     pkg-config gasnet_tools-{seq,par} run and see the right threading; a GASNETT_LITE_MODE
+#     C++ client builds with -Werror and links no GASNet library.
 # The temporary directory is removed.  Layer: tests (driver).
 set -u
 [ $# -ge 2 ] || { echo "usage: test_install.sh BUILDDIR SRCDIR [PREFIX]" >&2; exit 2; }
@@ -52,7 +55,9 @@ for f in include/gasnetex.h include/gasnet.h include/gasnet_tools.h include/gasn
          include/smp-conduit/gasnet_core.h include/smp-conduit/smp-seq.mak include/smp-conduit/smp-par.mak \
          include/smp-conduit/smp-parsync.mak lib/libgasnet-smp-seq.a lib/libgasnet-smp-par.a \
          lib/libgasnet-smp-parsync.a lib/pkgconfig/gasnet-smp-seq.pc lib/pkgconfig/gasnet-smp-par.pc \
-         lib/pkgconfig/gasnet-smp-parsync.pc; do
+         lib/pkgconfig/gasnet-smp-parsync.pc include/gasnet_tools-seq.mak include/gasnet_tools-par.mak \
+         lib/libgasnet_tools-seq.a lib/libgasnet_tools-par.a lib/pkgconfig/gasnet_tools-seq.pc \
+         lib/pkgconfig/gasnet_tools-par.pc; do
     [ -f "$ROOT/$f" ] || bad "missing $f"
 done
 [ -d "$ROOT/share/doc/GASNet" ] || bad "missing share/doc/GASNet/"
@@ -148,6 +153,87 @@ if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-smp-par 2>"$tmp/pc/pc.err");
     fi
 else
     bad "pkg-config --cflags --libs gasnet-smp-par failed:"; cat "$tmp/pc/pc.err"
+fi
+
+# ---- tools-only clients: gasnet_tools.h with libgasnet_tools-{seq,par}.a, no conduit ----
+cat > "$tmp/t.c" <<'EOF'
+#include <gasnet_tools.h>
+#include <stdio.h>
+#include <string.h>
+static gasnett_atomic64_t total = gasnett_atomic64_init(0);
+static void *work(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 1000; i++) gasnett_atomic64_add(&total, 3, GASNETT_ATOMIC_NONE);
+    return NULL;
+}
+int main(void) {
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) pthread_create(&th[t], NULL, work, NULL);
+    for (int t = 0; t < 4; t++) pthread_join(th[t], NULL);
+    gasnett_setenv("T_SIZE", "2K");
+    int ok = gasnett_atomic64_read(&total, 0) == 12000 &&
+             gasnett_getenv_int_withdefault("T_SIZE", 0, 1) == 2048 &&
+             gasnett_checksum("a", 1) == UINT64_C(0xaf63dc4c8601ec8c) && gasnett_ticks_now() > 0;
+#ifdef GASNETT_THREAD_SAFE
+    printf("tools %s threadsafe\n", ok ? "ok" : "WRONG");
+#else
+    printf("tools %s threadsingle\n", ok ? "ok" : "WRONG");
+#endif
+    return !ok;
+}
+EOF
+tools_check() { # dir how want-mode
+    local d=$1 how=$2 want=$3
+    "$d/t" > "$d/run.out" 2>&1 || { bad "$how: the tools client failed:"; cat "$d/run.out"; return; }
+    grep -qx "tools ok $want" "$d/run.out" || { bad "$how: expected 'tools ok $want':"; cat "$d/run.out"; return; }
+    if nm "$d/t" | grep -q ' gasneti_Client_Init'; then bad "$how: the tools client contains the conduit library"; return; fi
+    okmsg "$how: built, ran ($want)"
+}
+for m in seq par; do
+    want=threadsingle; [ "$m" = par ] && want=threadsafe
+    mkdir -p "$tmp/tmak-$m" "$tmp/tpc-$m"
+    cat > "$tmp/tmak-$m/Makefile" <<EOF
+include $ROOT/include/gasnet_tools-$m.mak
+t: t.o
+	\$(GASNET_TOOLS_LD) \$(GASNET_TOOLS_LDFLAGS) -o t t.o \$(GASNET_TOOLS_LIBS)
+t.o: ../t.c
+	\$(GASNET_TOOLS_CC) \$(GASNET_TOOLS_CPPFLAGS) \$(GASNET_TOOLS_CFLAGS) -c ../t.c -o t.o
+EOF
+    if (cd "$tmp/tmak-$m" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+        tools_check "$tmp/tmak-$m" "gasnet_tools-$m.mak" "$want"
+    else
+        bad "building with gasnet_tools-$m.mak failed:"; cat "$tmp/tmak-$m/build.log"
+    fi
+    if pc=$(PKG_CONFIG_PATH="$ROOT/lib/pkgconfig" pkg-config $PC_RELOC --cflags --libs gasnet_tools-$m 2>"$tmp/tpc-$m/pc.err"); then
+        cc=$(PKG_CONFIG_PATH="$ROOT/lib/pkgconfig" pkg-config $PC_RELOC --variable=GASNET_TOOLS_CC gasnet_tools-$m)
+        if (cd "$tmp/tpc-$m" && ${cc:-cc} -o t ../t.c $pc > build.log 2>&1); then
+            tools_check "$tmp/tpc-$m" "pkg-config gasnet_tools-$m" "$want"
+        else
+            bad "building with pkg-config gasnet_tools-$m failed:"; cat "$tmp/tpc-$m/build.log"
+        fi
+    else
+        bad "pkg-config --cflags --libs gasnet_tools-$m failed:"; cat "$tmp/tpc-$m/pc.err"
+    fi
+done
+# GASNETT_LITE_MODE: the header-only part, as C++ with -Werror, and no GASNet library
+cat > "$tmp/lite.cc" <<'EOF'
+#define GASNETT_LITE_MODE
+#include <gasnet_tools.h>
+static gasnett_mutex_t m = GASNETT_MUTEX_INITIALIZER;
+int main() {
+    gasnett_atomic_t a = gasnett_atomic_init(1);
+    gasnett_mutex_lock(&m);
+    gasnett_atomic_add(&a, 2, GASNETT_ATOMIC_REL);
+    gasnett_mutex_unlock(&m);
+    gasnett_tick_t t0 = gasnett_ticks_now();
+    return !(gasnett_atomic_read(&a, GASNETT_ATOMIC_ACQ) == 3 && gasnett_ticks_now() >= t0);
+}
+EOF
+if ${CXX:-c++} -std=c++11 -Wall -Wextra -Werror -I"$ROOT/include" -o "$tmp/lite" "$tmp/lite.cc" -lpthread > "$tmp/lite.log" 2>&1 &&
+   "$tmp/lite"; then
+    okmsg "GASNETT_LITE_MODE C++ client: built with -Werror and no library, ran"
+else
+    bad "GASNETT_LITE_MODE C++ client failed:"; cat "$tmp/lite.log"
 fi
 
 # ---- the ident string in the libraries ----

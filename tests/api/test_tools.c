@@ -1,0 +1,530 @@
+/* tests/api/test_tools.c: the GASNet tools of gasnet_tools.h: timers against
+ * clock_gettime, every atomic op of every atomic type under 4 threads with exact totals,
+ * CAS loops, mutex/cond/rwlock under contention, thread keys, environment parsing with
+ * size suffixes and defaults, checksums, format_number, system queries, checked
+ * allocation, the no-op trace macros and the gasnett_backtrace_user hook.
+ * Built twice: against a conduit library (with gasnetex.h, each rank runs the checks) and,
+ * with -DTEST_TOOLS_STANDALONE, as tests/unit/test_tools_lite, which includes only
+ * gasnet_tools.h and links only libgasnet_tools-par.a; that build also checks that bad
+ * input is a fatal error (in a forked child). Layer: tests. */
+#ifdef TEST_TOOLS_STANDALONE
+#  include <gasnet_tools.h>
+#  include <stdarg.h>
+#  include <stdio.h>
+#  include <stdlib.h>
+#  include <string.h>
+#  include <sys/resource.h>
+#  include <sys/wait.h>
+#  define TEST_MODE "tools-only"
+static void test_fail(const char *file, int line, const char *what, const char *fmt, ...) GASNETT_NORETURN;
+static void test_fail(const char *file, int line, const char *what, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "test_tools_lite: FAILED check `%s` at %s:%d%s%s\n", what, file, line, msg[0] ? ": " : "", msg);
+    exit(1);
+}
+#  define CHECK(cond) do { if (!(cond)) test_fail(__FILE__, __LINE__, #cond, "%s", ""); } while (0)
+#  define CHECKF(cond, ...) do { if (!(cond)) test_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); } while (0)
+#  define CHECK_EQ(a, b) do {                                                                  \
+        unsigned long long _ta = (unsigned long long)(a), _tb = (unsigned long long)(b);         \
+        if (_ta != _tb) test_fail(__FILE__, __LINE__, #a " == " #b, "%llu != %llu", _ta, _tb); \
+    } while (0)
+#else
+#  include "test_util.h"
+#endif
+#include <pthread.h>
+#include <unistd.h>
+
+#if GASNETT_PAGESIZE % 4096 != 0 || GASNETT_CACHE_LINE_BYTES < 32
+#  error "GASNETT_PAGESIZE / GASNETT_CACHE_LINE_BYTES must be usable in #if"
+#endif
+
+#define NT 4
+#define NOPS 20000
+
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void check_timers(void) {
+    gasnett_tick_t prev = gasnett_ticks_now();
+    for (int i = 0; i < 100000; i++) {
+        gasnett_tick_t t = gasnett_ticks_now();
+        CHECKF(t >= prev, "ticks went back: %llu after %llu", (unsigned long long)t, (unsigned long long)prev);
+        prev = t;
+    }
+    /* calibration: a 30 ms sleep measured by ticks and by clock_gettime agree within 1 ms */
+    uint64_t c0 = mono_ns();
+    gasnett_tick_t t0 = gasnett_ticks_now();
+    gasnett_nsleep(30000000u);
+    gasnett_tick_t t1 = gasnett_ticks_now();
+    uint64_t c1 = mono_ns();
+    uint64_t tns = gasnett_ticks_to_ns(t1 - t0), cns = c1 - c0;
+    CHECKF(tns >= 30000000u, "gasnett_nsleep(30 ms) took %llu ns", (unsigned long long)tns);
+    CHECKF(tns <= cns && cns - tns < 1000000u, "ticks %llu ns vs clock_gettime %llu ns", (unsigned long long)tns,
+           (unsigned long long)cns);
+    CHECK_EQ(gasnett_ticks_to_us(t1 - t0), tns / 1000);
+    double sec = gasnett_ticks_to_sec(t1 - t0);
+    CHECKF(sec > 0.0299 && sec < 1.0, "ticks_to_sec %g", sec);
+    double g = gasnett_tick_granularityus(), o = gasnett_tick_overheadus();
+    CHECKF(g > 0 && g < 1000, "granularity %g us", g);
+    CHECKF(o > 0 && o < 100, "overhead %g us", o);
+    CHECK(GASNETT_TICK_MIN < GASNETT_TICK_MAX);
+    uint64_t w = gasnett_gettimeofday_us(), s = (uint64_t)time(NULL);
+    CHECKF(w / 1000000u + 2 >= s && w / 1000000u <= s + 2, "gettimeofday_us %llu vs time %llu", (unsigned long long)w,
+           (unsigned long long)s);
+}
+
+/* ---- atomics: one set of counters per type, all bumped by NT threads ---- */
+#define ATOMIC_SET(T, V)                                                                     \
+    struct {                                                                                 \
+        T##_t inc, dec, addsub, cas, swp, dat, flag;                                         \
+        V swapped_sum; /* under swap_lock */                                                 \
+        T##_t one_zero_hits;                                                                 \
+    }
+static ATOMIC_SET(gasnett_atomic, uint32_t) a_plain;
+static ATOMIC_SET(gasnett_atomic32, uint32_t) a_32;
+static ATOMIC_SET(gasnett_atomic64, uint64_t) a_64;
+static ATOMIC_SET(gasnett_strongatomic, uint32_t) a_strong;
+static gasnett_mutex_t swap_lock = GASNETT_MUTEX_INITIALIZER;
+
+/* ADDV: the amount added per add (64-bit adds cross 2^32); SWV(t, i): a distinct value */
+#define ATOMIC_WORK(T, S, V, ADDV, tid)                                                      \
+    do {                                                                                     \
+        V _sum = 0;                                                                          \
+        for (int i = 0; i < NOPS; i++) {                                                     \
+            T##_increment(&S.inc, (i & 1) ? GASNETT_ATOMIC_NONE : GASNETT_ATOMIC_MB_PRE);      \
+            if (T##_decrement_and_test(&S.dec, GASNETT_ATOMIC_ACQ_IF_TRUE))                    \
+                T##_increment(&S.one_zero_hits, 0);                                          \
+            T##_add(&S.addsub, (V)3 * (ADDV), GASNETT_ATOMIC_REL);                             \
+            T##_subtract(&S.addsub, (V)2 * (ADDV), GASNETT_ATOMIC_ACQ);                        \
+            V _o;                                                                            \
+            do {                                                                             \
+                _o = T##_read(&S.cas, 0);                                                    \
+            } while (!T##_compare_and_swap(&S.cas, _o, _o + 1, GASNETT_ATOMIC_MB_POST));       \
+            _sum += T##_swap(&S.swp, (V)((tid) * NOPS + i + 1), GASNETT_ATOMIC_MB_PRE | GASNETT_ATOMIC_MB_POST); \
+        }                                                                                    \
+        gasnett_mutex_lock(&swap_lock);                                                      \
+        S.swapped_sum += _sum;                                                               \
+        gasnett_mutex_unlock(&swap_lock);                                                    \
+    } while (0)
+
+#define ATOMIC_PREP(T, S)                                                                    \
+    do {                                                                                     \
+        T##_set(&S.inc, 0, 0);                                                               \
+        T##_set(&S.dec, NT * NOPS, GASNETT_ATOMIC_WMB_POST);                                 \
+        T##_set(&S.addsub, 0, 0);                                                            \
+        T##_set(&S.cas, 0, 0);                                                               \
+        T##_set(&S.swp, 0, 0);                                                               \
+        T##_set(&S.one_zero_hits, 0, 0);                                                     \
+        S.swapped_sum = 0;                                                                   \
+    } while (0)
+
+#define ATOMIC_VERIFY(T, S, V, ADDV)                                                          \
+    do {                                                                                     \
+        CHECK_EQ(T##_read(&S.inc, 0), NT * NOPS);                                            \
+        CHECK_EQ(T##_read(&S.dec, 0), 0);                                                    \
+        CHECK_EQ(T##_read(&S.one_zero_hits, 0), 1);                                          \
+        CHECK_EQ(T##_read(&S.addsub, GASNETT_ATOMIC_RMB_PRE), (V)NT * NOPS * (ADDV));          \
+        CHECK_EQ(T##_read(&S.cas, 0), NT * NOPS);                                            \
+        /* every value swapped in came out exactly once, or is the final one */              \
+        uint64_t _n = (uint64_t)NT * NOPS; /* sums wrap modulo the width of V */              \
+        CHECK_EQ((V)(S.swapped_sum + T##_read(&S.swp, 0)), (V)(_n * (_n + 1) / 2));            \
+    } while (0)
+
+#define ATOMIC_SINGLE(T, V, SV)                                                              \
+    do {                                                                                     \
+        T##_t _x = T##_init(5);                                                              \
+        CHECK_EQ(T##_read(&_x, 0), 5);                                                       \
+        CHECK_EQ(T##_add(&_x, 10, 0), 15);                                                   \
+        CHECK_EQ(T##_subtract(&_x, 20, 0), (V)-5);                                           \
+        CHECK(T##_signed(T##_read(&_x, 0)) == (SV)-5);                                       \
+        CHECK_EQ(T##_swap(&_x, 7, 0), (V)-5);                                                \
+        CHECK(!T##_compare_and_swap(&_x, 6, 9, 0));                                          \
+        CHECK_EQ(T##_read(&_x, 0), 7);                                                       \
+        CHECK(T##_compare_and_swap(&_x, 7, 1, GASNETT_ATOMIC_ACQ_IF_FALSE));                  \
+        CHECK(T##_decrement_and_test(&_x, 0));                                               \
+        CHECK(!T##_decrement_and_test(&_x, 0));                                              \
+        T##_increment(&_x, 0);                                                               \
+        T##_increment(&_x, 0);                                                               \
+        T##_decrement(&_x, 0);                                                               \
+        CHECK_EQ(T##_read(&_x, 0), 0);                                                       \
+    } while (0)
+
+/* message passing through a REL set and an ACQ read */
+static uint64_t mp_data[64];
+
+/* ---- locks ---- */
+static gasnett_mutex_t m_lock = GASNETT_MUTEX_INITIALIZER;
+static long m_count;
+static gasnett_mutex_t turn_lock = GASNETT_MUTEX_INITIALIZER;
+static gasnett_cond_t turn_cond = GASNETT_COND_INITIALIZER;
+static int turn;
+#define ROUNDS 500
+static gasnett_rwlock_t rw = GASNETT_RWLOCK_INITIALIZER;
+static long rw_a, rw_b, rw_reads;
+static GASNETT_THREADKEY_DEFINE(tkey);
+static pthread_barrier_t phase;
+
+static void *worker(void *arg) {
+    int tid = (int)(intptr_t)arg;
+    pthread_barrier_wait(&phase);
+    ATOMIC_WORK(gasnett_atomic, a_plain, uint32_t, 1u, tid);
+    ATOMIC_WORK(gasnett_atomic32, a_32, uint32_t, 1u, tid);
+    ATOMIC_WORK(gasnett_atomic64, a_64, uint64_t, UINT64_C(1) << 33, tid);
+    ATOMIC_WORK(gasnett_strongatomic, a_strong, uint32_t, 1u, tid);
+    /* thread 0 publishes, the others wait for the flag and must see the data */
+    if (tid == 0) {
+        for (int i = 0; i < 64; i++) mp_data[i] = 1000u + (uint64_t)i;
+        gasnett_atomic_set(&a_plain.flag, 1, GASNETT_ATOMIC_REL);
+    } else {
+        while (!gasnett_atomic_read(&a_plain.flag, GASNETT_ATOMIC_ACQ)) gasnett_spinloop_hint();
+        for (int i = 0; i < 64; i++) CHECK_EQ(mp_data[i], 1000u + (uint64_t)i);
+    }
+    pthread_barrier_wait(&phase);
+
+    /* mutex under contention; trylock either gets it or says EBUSY */
+    for (int i = 0; i < NOPS; i++) {
+        if ((i & 7) == 0) {
+            int r;
+            while ((r = gasnett_mutex_trylock(&m_lock)) != 0) CHECKF(r == EBUSY, "trylock returned %d", r);
+        } else {
+            CHECK_EQ(gasnett_mutex_lock(&m_lock), 0);
+        }
+        gasnett_mutex_assertlocked(&m_lock);
+        m_count++;
+        CHECK_EQ(gasnett_mutex_unlock(&m_lock), 0);
+    }
+    /* condition variable: the threads take turns in order */
+    for (int r = 0; r < ROUNDS; r++) {
+        gasnett_mutex_lock(&turn_lock);
+        while (turn % NT != tid) gasnett_cond_wait(&turn_cond, &turn_lock);
+        gasnett_mutex_assertlocked(&turn_lock);
+        CHECK_EQ(turn, r * NT + tid);
+        turn++;
+        gasnett_cond_broadcast(&turn_cond);
+        gasnett_mutex_unlock(&turn_lock);
+    }
+    /* rwlock: writers move a and b together, readers must never see them differ */
+    for (int i = 0; i < NOPS / 4; i++) {
+        if (i % 4 == tid % 4) {
+            gasnett_rwlock_wrlock(&rw);
+            gasnett_rwlock_assertwrlocked(&rw);
+            rw_a++;
+            gasnett_compiler_fence();
+            rw_b++;
+            gasnett_rwlock_unlock(&rw);
+        } else {
+            gasnett_rwlock_rdlock(&rw);
+            gasnett_rwlock_assertrdlocked(&rw);
+            CHECKF(rw_a == rw_b, "reader saw a=%ld b=%ld", rw_a, rw_b);
+            __atomic_add_fetch(&rw_reads, 1, __ATOMIC_RELAXED);
+            gasnett_rwlock_unlock(&rw);
+        }
+    }
+    /* thread keys: each thread sees only its own value */
+    long mine = 0;
+    CHECK(gasnett_threadkey_get(tkey) == NULL);
+    gasnett_threadkey_init(tkey);
+    gasnett_threadkey_set(tkey, &mine);
+    pthread_barrier_wait(&phase);
+    for (int i = 0; i < 100; i++) {
+        CHECK(gasnett_threadkey_get(tkey) == &mine);
+        gasnett_sched_yield();
+    }
+    return NULL;
+}
+
+static void check_threads(void) {
+    ATOMIC_SINGLE(gasnett_atomic, uint32_t, int32_t);
+    ATOMIC_SINGLE(gasnett_atomic32, uint32_t, int32_t);
+    ATOMIC_SINGLE(gasnett_atomic64, uint64_t, int64_t);
+    ATOMIC_SINGLE(gasnett_strongatomic64, uint64_t, int64_t);
+    CHECK(gasnett_atomic_signed(GASNETT_ATOMIC_MAX) == -1);
+    CHECK(GASNETT_ATOMIC_SIGNED_MAX == 2147483647 && GASNETT_ATOMIC_SIGNED_MIN < 0);
+    CHECK(GASNETT_HAVE_ATOMIC_CAS && GASNETT_HAVE_ATOMIC_ADD_SUB);
+    ATOMIC_PREP(gasnett_atomic, a_plain);
+    ATOMIC_PREP(gasnett_atomic32, a_32);
+    ATOMIC_PREP(gasnett_atomic64, a_64);
+    ATOMIC_PREP(gasnett_strongatomic, a_strong);
+    gasnett_atomic_set(&a_plain.flag, 0, 0);
+    gasnett_local_wmb();
+    int dummy = 1;
+    gasnett_threadkey_set(tkey, &dummy);
+
+    pthread_t th[NT];
+    CHECK_EQ(pthread_barrier_init(&phase, NULL, NT), 0);
+    for (int t = 0; t < NT; t++) CHECK_EQ(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t), 0);
+    for (int t = 0; t < NT; t++) CHECK_EQ(pthread_join(th[t], NULL), 0);
+    pthread_barrier_destroy(&phase);
+    gasnett_local_mb();
+    gasnett_local_rmb();
+
+    ATOMIC_VERIFY(gasnett_atomic, a_plain, uint32_t, 1u);
+    ATOMIC_VERIFY(gasnett_atomic32, a_32, uint32_t, 1u);
+    ATOMIC_VERIFY(gasnett_atomic64, a_64, uint64_t, UINT64_C(1) << 33);
+    ATOMIC_VERIFY(gasnett_strongatomic, a_strong, uint32_t, 1u);
+    CHECK_EQ(m_count, NT * NOPS);
+    CHECK_EQ(turn, NT * ROUNDS);
+    CHECK_EQ(rw_a, NT * (NOPS / 4) / 4);
+    CHECK_EQ(rw_a, rw_b);
+    CHECK_EQ(rw_reads + rw_a, NT * (NOPS / 4));
+    CHECK(gasnett_threadkey_get(tkey) == &dummy);
+
+    /* try forms against a held lock (from this thread: pthread reports EBUSY/EDEADLK) */
+    gasnett_mutex_t m;
+    CHECK_EQ(gasnett_mutex_init(&m), 0);
+    gasnett_mutex_assertunlocked(&m);
+    CHECK_EQ(gasnett_mutex_lock(&m), 0);
+    gasnett_mutex_assertlocked(&m);
+    CHECK_EQ(gasnett_mutex_unlock(&m), 0);
+    CHECK_EQ(gasnett_mutex_destroy(&m), 0);
+    gasnett_rwlock_t l;
+    CHECK_EQ(gasnett_rwlock_init(&l), 0);
+    CHECK_EQ(gasnett_rwlock_rdlock(&l), 0);
+    CHECK_EQ(gasnett_rwlock_tryrdlock(&l), 0);
+    CHECK(gasnett_rwlock_trywrlock(&l) != 0);
+    gasnett_rwlock_unlock(&l);
+    gasnett_rwlock_unlock(&l);
+    CHECK_EQ(gasnett_rwlock_trywrlock(&l), 0);
+    CHECK(gasnett_rwlock_tryrdlock(&l) != 0);
+    gasnett_rwlock_unlock(&l);
+    gasnett_rwlock_assertunlocked(&l);
+    CHECK_EQ(gasnett_rwlock_destroy(&l), 0);
+    gasnett_cond_t c;
+    CHECK_EQ(gasnett_cond_init(&c), 0);
+    CHECK_EQ(gasnett_cond_signal(&c), 0);
+    CHECK_EQ(gasnett_cond_destroy(&c), 0);
+}
+
+static void check_env(void) {
+    static const struct {
+        const char *text;
+        uint64_t mult;
+        int64_t want;
+    } cases[] = {
+        {"4K", 1, 4096}, {"2M", 1, 2097152}, {"3G", 1, INT64_C(3) << 30}, {"1T", 1, INT64_C(1) << 40},
+        {"1.5K", 1, 1536}, {"8kb", 1, 8192}, {" 7 MB ", 1, 7 << 20}, {"10", 1024, 10240}, {"10", 1, 10},
+        {"2G", 1024, INT64_C(2) << 30}, {"0x10", 0, 16}, {"-5", 0, -5}, {"123456789012", 0, INT64_C(123456789012)},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK_EQ(gasnett_setenv("TOOLTEST_INT", cases[i].text), 0);
+        int64_t v = gasnett_getenv_int_withdefault("TOOLTEST_INT", 99, cases[i].mult);
+        CHECKF(v == cases[i].want, "'%s' (x%llu) gave %lld, want %lld", cases[i].text,
+               (unsigned long long)cases[i].mult, (long long)v, (long long)cases[i].want);
+        CHECK_EQ(gasnett_parse_int(cases[i].text, cases[i].mult), cases[i].want);
+    }
+    CHECK_EQ(gasnett_unsetenv("TOOLTEST_INT"), 0);
+    CHECK(gasnett_getenv("TOOLTEST_INT") == NULL);
+    CHECK_EQ(gasnett_getenv_int_withdefault("TOOLTEST_INT", -42, 0), -42);
+    CHECK_EQ(gasnett_getenv_int_withdefault("TOOLTEST_INT", 4096, 1), 4096);
+    CHECK_EQ(gasnett_setenv("TOOLTEST_INT", ""), 0);
+    CHECK_EQ(gasnett_getenv_int_withdefault("TOOLTEST_INT", 17, 1), 17);
+
+    CHECK(strcmp(gasnett_getenv_withdefault("TOOLTEST_STR", "dflt"), "dflt") == 0);
+    gasnett_setenv("TOOLTEST_STR", "given");
+    CHECK(strcmp(gasnett_getenv_withdefault("TOOLTEST_STR", "dflt"), "given") == 0);
+    CHECK(strcmp(gasnett_getenv("TOOLTEST_STR"), "given") == 0);
+
+    CHECK_EQ(gasnett_getenv_yesno_withdefault("TOOLTEST_YN", 1), 1);
+    CHECK_EQ(gasnett_getenv_yesno_withdefault("TOOLTEST_YN", 0), 0);
+    const char *yes[] = {"1", "y", "YES"}, *no[] = {"0", "n", "No"};
+    for (int i = 0; i < 3; i++) {
+        gasnett_setenv("TOOLTEST_YN", yes[i]);
+        CHECKF(gasnett_getenv_yesno_withdefault("TOOLTEST_YN", 0) == 1, "'%s'", yes[i]);
+        gasnett_setenv("TOOLTEST_YN", no[i]);
+        CHECKF(gasnett_getenv_yesno_withdefault("TOOLTEST_YN", 1) == 0, "'%s'", no[i]);
+    }
+    CHECK(gasnett_getenv_dbl_withdefault("TOOLTEST_DBL", 1.25) == 1.25);
+    gasnett_setenv("TOOLTEST_DBL", "2.5e3");
+    CHECK(gasnett_getenv_dbl_withdefault("TOOLTEST_DBL", 1.25) == 2500.0);
+    /* the display functions print only under GASNET_VERBOSEENV; they must not crash */
+    gasnett_envint_display("TOOLTEST_INT", 4096, 1, 1);
+    gasnett_envstr_display("TOOLTEST_STR", "x", 0);
+    gasnett_envdbl_display("TOOLTEST_DBL", 0.5, 1);
+    (void)gasnett_verboseenv();
+}
+
+static void check_misc(void) {
+    CHECK_EQ(gasnett_checksum("", 0), UINT64_C(0xcbf29ce484222325));
+    CHECK_EQ(gasnett_checksum("a", 1), UINT64_C(0xaf63dc4c8601ec8c));
+    CHECK_EQ(gasnett_checksum("foobar", 6), UINT64_C(0x85944171f73967e8));
+
+    static const struct {
+        int64_t v;
+        int mem;
+        const char *want;
+    } fm[] = {{4096, 1, "4 KB"}, {INT64_C(3) << 30, 1, "3 GB"}, {1000, 1, "1000"}, {-2048, 1, "-2 KB"},
+              {123, 0, "123"},   {1024, 0, "1024"},             {0, 1, "0"},       {INT64_C(5) << 40, 1, "5 TB"},
+              {3 << 20, 1, "3 MB"}};
+    for (size_t i = 0; i < sizeof fm / sizeof fm[0]; i++) {
+        char buf[64];
+        const char *s = gasnett_format_number(fm[i].v, buf, sizeof buf, fm[i].mem);
+        CHECKF(s == buf && !strcmp(s, fm[i].want), "format_number(%lld, %d) = '%s', want '%s'", (long long)fm[i].v,
+               fm[i].mem, s, fm[i].want);
+    }
+
+    CHECK_EQ(gasnett_cpu_count(), sysconf(_SC_NPROCESSORS_ONLN));
+    CHECK(gasnett_getPhysMemSz(1) >= (UINT64_C(1) << 26));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    CHECK(strcmp(gasnett_gethostname(), host) == 0);
+    const char *exe = gasnett_exe_name();
+    CHECKF(strstr(exe, "test_tools") != NULL, "exe name '%s'", exe);
+    gasnett_set_affinity(0);
+    char rel[64];
+    snprintf(rel, sizeof rel, "%d.%d.%d", GASNETT_RELEASE_VERSION_MAJOR, GASNETT_RELEASE_VERSION_MINOR,
+             GASNETT_RELEASE_VERSION_PATCH);
+    CHECK(strcmp(gasnett_release_version_str(), rel) == 0);
+    CHECK(strncmp(GASNETT_CONFIG_STRING, "RELEASE=", 8) == 0);
+    CHECK(strstr(GASNETT_CONFIG_STRING, GASNETT_SYSTEM_TUPLE) != NULL);
+    CHECK(GASNETT_SPEC_VERSION_MAJOR == 1 && GASNETT_SPEC_VERSION_MINOR == 14);
+    CHECK(GASNETT_MAX_THREADS >= 1);
+    CHECK(gasnett_performance_warning_str() != NULL);
+    CHECK(strlen(GASNETT_CURRENT_FUNCTION) > 0);
+    char fmtbuf[32];
+    snprintf(fmtbuf, sizeof fmtbuf, "%" PRIuPTR ",%" PRIi64, (uintptr_t)7, (int64_t)-3);
+    CHECK(strcmp(fmtbuf, "7,-3") == 0);
+
+    /* checked allocation */
+    char *p = (char *)gasnett_debug_malloc(100);
+    memset(p, 'x', 100);
+    p = (char *)gasnett_debug_realloc(p, 1000);
+    for (int i = 0; i < 100; i++) CHECK(p[i] == 'x');
+    int *z = (int *)gasnett_debug_calloc(50, sizeof(int));
+    for (int i = 0; i < 50; i++) CHECK_EQ(z[i], 0);
+    char *d = gasnett_debug_strdup("hello");
+    char *dn = gasnett_debug_strndup("hello", 3);
+    CHECK(strcmp(d, "hello") == 0 && strcmp(dn, "hel") == 0);
+    gasnett_debug_memcheck(p);
+    gasnett_debug_memcheck_all();
+    gasnett_debug_free(p);
+    gasnett_debug_free(z);
+    gasnett_debug_free(d);
+    gasnett_debug_free(dn);
+    gasnett_debug_free(NULL);
+
+    /* the trace/stats macros are no-ops that still parse their arguments */
+    GASNETT_TRACE_PRINTF("never printed %d", 1);
+    GASNETT_STATS_PRINTF("never printed %s", "x");
+    CHECK(!GASNETT_TRACE_ENABLED);
+    int e = (GASNETT_TRACE_SETSOURCELINE(__FILE__, __LINE__), 5);
+    CHECK_EQ(e, 5);
+    GASNETT_TRACE_SETMASK("AM");
+    CHECK(strlen(GASNETT_TRACE_GETMASK()) == 0); /* no tracing in this build */
+    gasnett_flush_streams();
+}
+
+/* the client's backtrace hook overrides the library's weak default */
+static int user_bt_calls;
+static int user_bt(int fd) {
+    user_bt_calls++;
+    return dprintf(fd, "USER-BACKTRACE\n") > 0 ? 0 : -1;
+}
+gasnett_backtrace_type_t gasnett_backtrace_user = {"USER", user_bt, 1};
+
+static void check_backtrace(void) {
+    int fds[2];
+    CHECK_EQ(pipe(fds), 0);
+    gasnett_backtrace_init("test_tools");
+    CHECK_EQ(gasnett_print_backtrace(fds[1]), 0);
+    close(fds[1]);
+    char buf[64] = "";
+    ssize_t n = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    CHECK(n > 0 && strstr(buf, "USER-BACKTRACE") != NULL);
+    CHECK_EQ(user_bt_calls, 1);
+}
+
+#ifdef TEST_TOOLS_STANDALONE
+/* child runs fn, which must die of a fatal error whose message contains want */
+static void expect_fatal(void (*fn)(void), const char *want) {
+    int fds[2];
+    CHECK_EQ(pipe(fds), 0);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        struct rlimit nocore = {0, 0}; /* the abort is expected: leave no core file */
+        setrlimit(RLIMIT_CORE, &nocore);
+        dup2(fds[1], 2);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    char buf[2048];
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof buf - 1 && (n = read(fds[0], buf + got, sizeof buf - 1 - got)) > 0) got += (size_t)n;
+    buf[got] = 0;
+    close(fds[0]);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECKF(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "status 0x%x, stderr: %s", st, buf);
+    CHECKF(strstr(buf, want) != NULL, "stderr lacks '%s': %s", want, buf);
+}
+static void bad_suffix(void) {
+    gasnett_setenv("TOOLTEST_BAD", "12Q");
+    (void)gasnett_getenv_int_withdefault("TOOLTEST_BAD", 0, 1);
+}
+static void bad_int(void) {
+    (void)gasnett_parse_int("4K", 0);
+}
+static void bad_yesno(void) {
+    gasnett_setenv("TOOLTEST_BAD", "maybe");
+    (void)gasnett_getenv_yesno_withdefault("TOOLTEST_BAD", 0);
+}
+static void overrun(void) {
+    char *p = (char *)gasnett_debug_malloc(16);
+    p[16] = 1;
+    gasnett_debug_free(p);
+}
+static void double_free(void) {
+    char *p = (char *)gasnett_debug_malloc(16);
+    char *q = (char *)gasnett_debug_malloc(16); /* keeps p's memory from being reused at once */
+    gasnett_debug_free(p);
+    gasnett_debug_free(p);
+    gasnett_debug_free(q);
+}
+static void fatal_pos(void) {
+    gasnett_fatalerror("boom %d", 42);
+}
+static void check_fatal(void) {
+    expect_fatal(bad_suffix, "12Q");
+    expect_fatal(bad_int, "'4K' is not an integer");
+    expect_fatal(bad_yesno, "TOOLTEST_BAD='maybe'");
+    expect_fatal(fatal_pos, "boom 42");
+    if (GASNETT_DEBUG) {
+        expect_fatal(overrun, "written past its end");
+        expect_fatal(double_free, "gasnett_debug_free");
+    }
+}
+
+int main(void) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    check_timers();
+    check_threads();
+    check_env();
+    check_misc();
+    check_backtrace();
+    check_fatal();
+    printf("test_tools_lite: PASS [%s, %s] timers, atomics x4 threads, locks, keys, env, checksum, fatal errors\n",
+           TEST_MODE, GASNETT_CONFIG_STRING);
+    return 0;
+}
+#else
+int main(int argc, char **argv) {
+    test_init("test_tools", &argc, &argv);
+    check_timers();
+    check_threads();
+    check_env();
+    check_misc();
+    check_backtrace();
+    test_finish("timers, atomics x4 threads, locks, keys, env, checksum, format_number");
+    return 0;
+}
+#endif
