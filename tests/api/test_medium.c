@@ -1,0 +1,90 @@
+/* tests/api/test_medium.c: the guaranteed Medium size (issue 10): gex_AM_LUB*Medium and
+ * gex_AM_Max*Medium are at least 65,536 bytes, and Mediums of 1, 4,096, 8,192, 16,384,
+ * 65,535 and 65,536 bytes (and the reported maximum, if larger) arrive intact as
+ * requests and as replies, with every rank sending to rank 0 at once, several messages in
+ * flight each, so that messages of different senders interleave at the target.  Each
+ * payload has a pattern unique to (sender, round, size); rank 0's request handler checks
+ * it and replies with a Medium of the same size and a derived pattern, which the sender's
+ * reply handler checks.  An oversize Medium is refused (tests/api/test_badarg.sh, mode
+ * medium-size, in every build).  Layer: tests (public API only).  Run with 1, 2, 4 ranks. */
+#include "test_util.h"
+
+#define ROUNDS 20
+#define WAIT_SECS 120
+#define GUARANTEED ((size_t)65536)
+enum { H_REQ = 200, H_REP };
+
+static size_t sizes[8];
+static int nsizes;
+static volatile long replies, requests;
+
+static uint32_t seed_of(gex_Rank_t from, int round, int k) {
+    return ((uint32_t)from << 20) ^ ((uint32_t)round << 8) ^ (uint32_t)k;
+}
+
+static void req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t seed, gex_AM_Arg_t k) {
+    CHECKF(k >= 0 && k < nsizes && n == sizes[k], "request of %zu bytes, size index %d", n, (int)k);
+    CHECK_PAT(buf, n, (uint32_t)seed, "request Medium of %zu bytes", n);
+    requests++;
+    /* reply from the request's own payload, re-patterned: the buffer is ours until return */
+    test_pat_fill(buf, n, (uint32_t)seed + 1);
+    gex_AM_ReplyMedium2(t, H_REP, buf, n, GEX_EVENT_NOW, 0, seed + 1, k);
+}
+static void rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t seed, gex_AM_Arg_t k) {
+    (void)t;
+    CHECKF(k >= 0 && k < nsizes && n == sizes[k], "reply of %zu bytes, size index %d", n, (int)k);
+    CHECK_PAT(buf, n, (uint32_t)seed, "reply Medium of %zu bytes", n);
+    replies++;
+}
+
+int main(int argc, char **argv) {
+    test_init("test_medium", &argc, &argv);
+    gex_AM_Entry_t tab[] = {
+        {H_REQ, (gex_AM_Fn_t)req_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2, NULL, "req"},
+        {H_REP, (gex_AM_Fn_t)rep_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2, NULL, "rep"},
+    };
+    CHECK_EQ(gex_EP_RegisterHandlers(test_ep, tab, sizeof tab / sizeof tab[0]), GASNET_OK);
+    test_attach(GASNET_PAGESIZE);
+
+    size_t lub_req = gex_AM_LUBRequestMedium(), lub_rep = gex_AM_LUBReplyMedium();
+    size_t max_req = gex_AM_MaxRequestMedium(test_tm, 0, GEX_EVENT_NOW, 0, 2);
+    size_t max_rep = gex_AM_MaxReplyMedium(test_tm, 0, GEX_EVENT_NOW, 0, 2);
+    size_t max_any = gex_AM_MaxRequestMedium(test_tm, GEX_RANK_INVALID, NULL, 0, gex_AM_MaxArgs());
+    CHECKF(lub_req >= GUARANTEED && lub_rep >= GUARANTEED, "LUB Medium %zu / %zu < 65536", lub_req, lub_rep);
+    CHECKF(max_req >= GUARANTEED && max_rep >= GUARANTEED && max_any >= GUARANTEED,
+           "Max Medium %zu / %zu / %zu < 65536", max_req, max_rep, max_any);
+    CHECK(max_req >= lub_req && max_rep >= lub_rep);
+
+    const size_t fixed[] = {1, 4096, 8192, 16384, 65535, 65536};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) sizes[nsizes++] = fixed[i];
+    size_t top = max_req < max_rep ? max_req : max_rep;
+    if (top > GUARANTEED) sizes[nsizes++] = top;
+
+    uint8_t *bufs[8];
+    for (int k = 0; k < nsizes; k++) {
+        bufs[k] = (uint8_t *)malloc(sizes[k]);
+        CHECK(bufs[k]);
+    }
+    test_barrier();
+    /* every rank (rank 0 too) sends one of each size per round without waiting, so up to
+     * nsizes messages per sender are in flight at once */
+    long sent = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int k = 0; k < nsizes; k++) {
+            uint32_t seed = seed_of(test_rank, round, k);
+            test_pat_fill(bufs[k], sizes[k], seed);
+            gex_AM_RequestMedium2(test_tm, 0, H_REQ, bufs[k], sizes[k], GEX_EVENT_NOW, 0, (gex_AM_Arg_t)seed, k);
+            sent++;
+        }
+        if (round % 4 == 3)
+            TEST_POLL_UNTIL(replies == sent, WAIT_SECS, "%ld of %ld replies", (long)replies, sent);
+    }
+    TEST_POLL_UNTIL(replies == sent, WAIT_SECS, "%ld of %ld replies", (long)replies, sent);
+    test_barrier();
+    if (test_rank == 0)
+        CHECKF(requests == (long)test_size * sent, "rank 0 handled %ld requests, expected %ld", (long)requests,
+               (long)test_size * sent);
+    test_finish("Mediums of %d sizes up to %zu bytes, %d ranks to one, requests and replies checked", nsizes,
+                sizes[nsizes - 1], (int)test_size);
+    return 0;
+}
