@@ -17,10 +17,13 @@ GASNETI_COLD static void bad_length(const gasneti_am_msg_t *m, size_t limit) {
     gasneti_fatalerror("%s: payload of %zu bytes exceeds the maximum of %zu for this call",
                        catname[m->category][m->is_req], m->nbytes, limit);
 }
-GASNETI_COLD static void bad_nargs(const gasneti_am_msg_t *m) {
-    gasneti_fatalerror("%s: %u handler arguments exceed gex_AM_MaxArgs()=%d", catname[m->category][m->is_req],
-                       (unsigned)m->nargs, GASNETI_MAX_ARGS);
+GASNETI_COLD GASNETI_NORETURN static unsigned bad_nargs(unsigned category, unsigned is_req, unsigned nargs) {
+    gasneti_fatalerror("%s: %u handler arguments exceed gex_AM_MaxArgs()=%d", catname[category][is_req], nargs,
+                       GASNETI_MAX_ARGS);
 }
+/* The argument count as a message stores it (a byte), checked in every build first, so
+ * that no count wraps before the check. */
+#define NARGS(n, cat, req) ((uint8_t)(GASNETI_UNLIKELY((n) > GASNETI_MAX_ARGS) ? bad_nargs(cat, req, n) : (n)))
 
 #if GASNETI_DEBUG
 static void debug_check_send(const gasneti_am_msg_t *m, gex_TM_t tm, gex_Rank_t rank, gex_Event_t *lc_opt) {
@@ -53,7 +56,6 @@ static void debug_check_send(const gasneti_am_msg_t *m, gex_TM_t tm, gex_Rank_t 
 #endif
 
 static inline void check_lengths(const gasneti_am_msg_t *m) {
-    if (GASNETI_UNLIKELY(m->nargs > GASNETI_MAX_ARGS)) bad_nargs(m);
     if (m->category != GASNETI_AM_SHORT) {
         size_t limit = m->category == GASNETI_AM_MEDIUM ? gasneti_am_max_medium : gasneti_am_max_long;
         if (GASNETI_UNLIKELY(m->nbytes > limit)) bad_length(m, limit);
@@ -171,14 +173,16 @@ int gasneti_am_would_block(const gasneti_am_msg_t *m, gex_Token_t token) {
 
 int gasneti_AM_RequestShortA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
                              unsigned int nargs, const gex_AM_Arg_t *args) {
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_SHORT, 1, (uint8_t)nargs, handler, flags, args,
+    uint8_t n8 = NARGS(nargs, GASNETI_AM_SHORT, 1);
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_SHORT, 1, n8, handler, flags, args,
                           NULL, 0, NULL};
     return gasneti_am_request(tm, rank, &m, NULL);
 }
 
 int gasneti_AM_RequestMediumA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
                               gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, handler, flags, args,
+    uint8_t n8 = NARGS(nargs, GASNETI_AM_MEDIUM, 1);
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_MEDIUM, 1, n8, handler, flags, args,
                           src, nbytes, NULL};
     return gasneti_am_request(tm, rank, &m, lc_opt);
 }
@@ -186,26 +190,30 @@ int gasneti_AM_RequestMediumA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handl
 int gasneti_AM_RequestLongA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
                             void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs,
                             const gex_AM_Arg_t *args) {
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_LONG, 1, (uint8_t)nargs, handler, flags, args,
+    uint8_t n8 = NARGS(nargs, GASNETI_AM_LONG, 1);
+    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_LONG, 1, n8, handler, flags, args,
                           src, nbytes, dest_addr};
     return gasneti_am_request(tm, rank, &m, lc_opt);
 }
 
 int gasneti_AM_ReplyShortA(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_t flags, unsigned int nargs,
                            const gex_AM_Arg_t *args) {
-    gasneti_am_msg_t m = {0, GASNETI_AM_SHORT, 0, (uint8_t)nargs, handler, flags, args, NULL, 0, NULL};
+    uint8_t n8 = NARGS(nargs, GASNETI_AM_SHORT, 0);
+    gasneti_am_msg_t m = {0, GASNETI_AM_SHORT, 0, n8, handler, flags, args, NULL, 0, NULL};
     return gasneti_am_reply(token, &m, NULL);
 }
 
 int gasneti_AM_ReplyMediumA(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,
                             gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
-    gasneti_am_msg_t m = {0, GASNETI_AM_MEDIUM, 0, (uint8_t)nargs, handler, flags, args, src, nbytes, NULL};
+    uint8_t n8 = NARGS(nargs, GASNETI_AM_MEDIUM, 0);
+    gasneti_am_msg_t m = {0, GASNETI_AM_MEDIUM, 0, n8, handler, flags, args, src, nbytes, NULL};
     return gasneti_am_reply(token, &m, lc_opt);
 }
 
 int gasneti_AM_ReplyLongA(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes, void *dest_addr,
                           gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
-    gasneti_am_msg_t m = {0, GASNETI_AM_LONG, 0, (uint8_t)nargs, handler, flags, args, src, nbytes, dest_addr};
+    uint8_t n8 = NARGS(nargs, GASNETI_AM_LONG, 0);
+    gasneti_am_msg_t m = {0, GASNETI_AM_LONG, 0, n8, handler, flags, args, src, nbytes, dest_addr};
     return gasneti_am_reply(token, &m, lc_opt);
 }
 

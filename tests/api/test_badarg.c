@@ -25,6 +25,8 @@
  *   reply-hsl          a request handler that replies while holding an HSL
  *   commit-size        (every build) gex_AM_CommitRequestMedium with 1 byte more than prepared
  *   prepare-least      (every build) gex_AM_PrepareRequestMedium with least_payload above the maximum
+ *   nargs-300          (every build) 300 handler arguments, through the array entry point
+ *                      behind gex_AM_RequestShort (the numbered forms cannot pass more than 16)
  * Rank 0 misbehaves; the other ranks wait in a barrier.  Prints "BADVALUE=<value>" on
  * stdout first for the driver.  Layer: tests (public API only). */
 #include "test_util.h"
@@ -207,6 +209,11 @@ int main(int argc, char **argv) {
             printf("BADVALUE=%zu\n", least);
             fflush(stdout);
             gex_AM_PrepareRequestMedium(test_tm, peer, NULL, least, least, NULL, 0, 0);
+        } else if (!strcmp(mode, "nargs-300")) {
+            printf("BADVALUE=300\n");
+            fflush(stdout);
+            static gex_AM_Arg_t many[300];
+            gasneti_AM_RequestShortA(test_tm, peer, 200, 0, 300, many);
         } else {
             CHECKF(0, "unknown mode \"%s\"", mode);
         }

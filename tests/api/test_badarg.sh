@@ -9,7 +9,8 @@
 #       one-line error and a non-zero status, leaving nothing in /dev/shm; an AM to a
 #       handler index nobody registered ends the job non-zero with a message naming the
 #       index (the GASNet-1 spec makes this fatal in every build); so do an oversize
-#       Medium, a Commit beyond its Prepare and a least_payload above the maximum.
+#       Medium, a Commit beyond its Prepare, a least_payload above the maximum and more
+#       than 16 handler arguments.
 # Layer: tests (driver).
 set -u
 [ $# -eq 5 ] || { echo "usage: test_badarg.sh debug|always GASNET_RUN CONDUIT PROG GASNET_CONFIG_H" >&2; exit 2; }
@@ -119,7 +120,7 @@ always)
     fi
     # lengths are checked in every build
     for spec in medium-size:gex_AM_RequestMedium commit-size:gex_AM_CommitRequestMedium \
-                prepare-least:gex_AM_PrepareRequestMedium; do
+                prepare-least:gex_AM_PrepareRequestMedium nargs-300:gex_AM_RequestShort; do
         check_misuse "$spec"
     done
     leaks=$(gasnet_shm_leaks "$before") || bad "shared-memory objects left behind:$leaks"
