@@ -1,7 +1,7 @@
 /* gasnet.h: the legacy GASNet-1 API (spec: gasnet-1-spec-v1.8.1), built on gasnetex.h.
  * Layer: public. Present so far: init/attach, job queries, segment info, AMs, HSLs,
  * barriers, blocking/NB/NBI put and get with their syncs, memset, no-interrupt
- * sections. Not yet: the value forms (gasnet_put_val, gasnet_get_val, ...) and VIS. */
+ * sections, the value forms, access regions. Not yet: VIS (gasnet_vis.h). */
 #ifndef GASNET_H
 #define GASNET_H
 
@@ -82,6 +82,22 @@ extern int gasnet_barrier(int id, int flags);
     ((void)gex_RMA_PutNBI(gasneti_tm0, node, dest, src, nbytes, GEX_EVENT_DEFER, 0))
 #define gasnet_get_nbi(dest, node, src, nbytes) ((void)gex_RMA_GetNBI(gasneti_tm0, dest, node, src, nbytes, 0))
 #define gasnet_get_nbi_bulk gasnet_get_nbi
+/* value forms (3.4.1-3.4.3): the low-order nbytes of a gasnet_register_value_t */
+#define gasnet_put_val(node, dest, value, nbytes) \
+    ((void)gex_RMA_PutBlockingVal(gasneti_tm0, node, dest, value, nbytes, 0))
+#define gasnet_put_nb_val(node, dest, value, nbytes) gex_RMA_PutNBVal(gasneti_tm0, node, dest, value, nbytes, 0)
+#define gasnet_put_nbi_val(node, dest, value, nbytes) \
+    ((void)gex_RMA_PutNBIVal(gasneti_tm0, node, dest, value, nbytes, 0))
+#define gasnet_get_val(node, src, nbytes) gex_RMA_GetBlockingVal(gasneti_tm0, node, src, nbytes, 0)
+/* A non-blocking value get fetches at once and its handle is the value itself (the spec
+ * allows any opaque type; there is no invalid value and no try form): correct on every
+ * conduit, but it does not overlap the fetch with other work. */
+typedef gasnet_register_value_t gasnet_valget_handle_t;
+#define gasnet_get_nb_val(node, src, nbytes) ((gasnet_valget_handle_t)gasnet_get_val(node, src, nbytes))
+#define gasnet_wait_syncnb_valget(handle) ((gasnet_register_value_t)(handle))
+/* implicit access regions (3.3.6.1) */
+#define gasnet_begin_nbi_accessregion() gex_NBI_BeginAccessRegion(0)
+#define gasnet_end_nbi_accessregion() gex_NBI_EndAccessRegion(0)
 extern void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes);
 extern gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes);
 extern void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes);

@@ -142,6 +142,32 @@ int main(int argc, char **argv) {
     gasnet_memset(peer, rseg + 30000, 0x5a, 10000);
     gasnet_get_bulk(back, peer, rseg + 30000, PAYLOAD);
     for (unsigned i = 0; i < PAYLOAD; i++) CHECK(back[i] == 0x5a);
+    /* value forms: 1, 2, 4 and 8 bytes, each a different value; read back both ways */
+    char *vdst = rseg + 40000;
+    gasnet_put_val(peer, vdst, 0xA5u ^ me, 1);
+    gasnet_put_val(peer, vdst + 2, 0xBEEFu ^ me, 2);
+    h = gasnet_put_nb_val(peer, vdst + 4, 0xCAFEF00Du ^ me, 4);
+    gasnet_wait_syncnb(h);
+    gasnet_put_nbi_val(peer, vdst + 8, 0x0123456789ABCDEFull ^ me, 8);
+    gasnet_wait_syncnbi_puts();
+    CHECK(gasnet_get_val(peer, vdst, 1) == (gasnet_register_value_t)((0xA5u ^ me) & 0xff));
+    CHECK(gasnet_get_val(peer, vdst + 2, 2) == (gasnet_register_value_t)((0xBEEFu ^ me) & 0xffff));
+    gasnet_valget_handle_t vh = gasnet_get_nb_val(peer, vdst + 4, 4);
+    CHECK(gasnet_wait_syncnb_valget(vh) == (gasnet_register_value_t)(0xCAFEF00Du ^ me));
+    CHECK(gasnet_get_val(peer, vdst + 8, 8) == (0x0123456789ABCDEFull ^ me));
+    uint16_t u16;
+    gasnet_get(&u16, peer, vdst + 2, 2);
+    CHECK(u16 == (uint16_t)(0xBEEFu ^ me));
+    /* an access region: NBI puts of the four quarters, synced only by its handle */
+    for (unsigned i = 0; i < PAYLOAD; i++) buf[i] = pat(i, 6);
+    gasnet_begin_nbi_accessregion();
+    for (unsigned q = 0; q < 4; q++)
+        gasnet_put_nbi_bulk(peer, rseg + 50000 + q * (PAYLOAD / 4), buf + q * (PAYLOAD / 4), PAYLOAD / 4);
+    h = gasnet_end_nbi_accessregion();
+    gasnet_wait_syncnb(h);
+    memset(back, 0, sizeof back);
+    gasnet_get_bulk(back, peer, rseg + 50000, PAYLOAD);
+    check_payload(back, PAYLOAD, 6);
     /* named barriers: equal ids pass, different ids mismatch everywhere */
     gasnet_barrier_notify(77, 0);
     CHECK(gasnet_barrier_wait(77, 0) == GASNET_OK);
@@ -151,6 +177,6 @@ int main(int argc, char **argv) {
     }
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
     gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
-    if (me == 0) printf("test_legacy: PASS [%u ranks] legacy init/attach, AMs, put/get, memset, barriers\n", (unsigned)nn);
+    if (me == 0) printf("test_legacy: PASS [%u ranks] legacy init/attach, AMs, put/get, value put/get, access region, memset, barriers\n", (unsigned)nn);
     gasnet_exit(0);
 }
