@@ -163,6 +163,11 @@ static inline uint64_t claim(size_t ri, const gasneti_am_msg_t *m) {
                          !__atomic_compare_exchange_n(&h->head, &pos, pos + 1, 0, __ATOMIC_ACQUIRE,
                                                       __ATOMIC_RELAXED)))
         pos = claim_slow(h, ri, m);
+    /* The slot's previous lap was published with a release store of its seq word; if a
+     * thread of this process wrote it, this acquire orders that thread's writes before
+     * ours here too. The order already holds through the owner's `released`, but that
+     * path runs through another process, where ThreadSanitizer cannot follow it. */
+    if (pos != UINT64_MAX) (void)__atomic_load_n(&rings[ri].slots[pos & mask].seq, __ATOMIC_ACQUIRE);
     return pos;
 }
 
