@@ -33,8 +33,19 @@
  * GASNETC_NATIVE_AMO: 1 if gasnetc_amo_* exist (remote atomics offload).
  * GASNETC_NBRHD_ONLY: 1 if every peer is always a neighbor (no network at all);
  *   then gasnetc_am_send is never called.
- * GASNETC_MAX_MEDIUM / _LONG: the largest payload one network AM carries; the core
- *   reports min(this, the PSHM limits) so limits are the same to every peer. */
+ * GASNETC_MAX_MEDIUM / _LONG: the largest Medium / Long payload the library offers
+ *   clients (gex_AM_Max*; Medium at least 65536 on every conduit), the same to every peer.
+ * GASNETC_NET_MEDIUM / _LONG (optional; default: the MAX values): the largest payload one
+ *   network message of the conduit carries. Where smaller than MAX, the core splits a
+ *   bigger AM into pieces (gasneti_frag.c), each sent by gasnetc_am_send with msg->frag
+ *   set, and runs the handler once every piece has arrived. */
+#ifndef GASNETC_NET_MEDIUM
+#  define GASNETC_NET_MEDIUM GASNETC_MAX_MEDIUM
+#endif
+#ifndef GASNETC_NET_LONG
+#  define GASNETC_NET_LONG GASNETC_MAX_LONG
+#endif
+#define GASNETC_FRAGMENTS (GASNETC_NET_MEDIUM < GASNETC_MAX_MEDIUM || GASNETC_NET_LONG < GASNETC_MAX_LONG)
 
 /* ---------------------------------------------------------------------------------
  * Bootstrap: how the job was started. Provided by the conduit (or a shared spawner in
@@ -89,9 +100,11 @@ extern void gasnetc_network_fini(void);
  * Active Messages to non-neighbors (never called when GASNETC_NBRHD_ONLY)
  * --------------------------------------------------------------------------------- */
 /* Send one AM (request or reply, any category; msg->jobrank is the destination).
- * Short: nargs args. Medium: nbytes <= GASNETC_MAX_MEDIUM bytes from msg->src, handed to
- * the handler in a buffer aligned for any type. Long: nbytes <= GASNETC_MAX_LONG bytes
+ * Short: nargs args. Medium: nbytes <= GASNETC_NET_MEDIUM bytes from msg->src, handed to
+ * the handler in a buffer aligned for any type. Long: nbytes <= GASNETC_NET_LONG bytes
  * written at msg->dest_addr in the target's segment before the handler runs.
+ * msg->frag, when not NULL: 12 bytes the conduit carries with the AM and hands to
+ * gasneti_am_deliver in gasneti_am_recv_t.frag (NULL otherwise).
  * Local completion: if lc is NULL, the source may be reused when this returns;
  * otherwise the conduit calls gasneti_counter_done(lc) exactly once when it may be
  * (possibly before returning). The core increments lc before the call.
@@ -100,6 +113,12 @@ extern void gasnetc_network_fini(void);
  * in msg->flags return GASNETI_AM_WOULD_BLOCK instead, having sent nothing.
  * Returns GASNET_OK or GASNETI_AM_WOULD_BLOCK. Every AM is delivered exactly once. */
 extern int gasnetc_am_send(const gasneti_am_msg_t *msg, gasneti_counter_t *lc);
+
+/* Would gasnetc_am_send(msg) have to wait for resources now? Read-only and racy by
+ * design (another thread may take what was free): for GEX_FLAG_IMMEDIATE on Prepare
+ * calls, which must refuse before the client writes a payload. msg->nbytes may exceed
+ * GASNETC_NET_*: the answer is then for the first piece. */
+extern int gasnetc_am_would_block(const gasneti_am_msg_t *msg);
 
 /* Make progress: deliver arrived AMs through gasneti_am_deliver, complete sends.
  * Returns the number of messages delivered. Must not block. */

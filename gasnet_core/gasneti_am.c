@@ -74,6 +74,10 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
         if (!rc) gasneti_lc_done_at_once(lc_opt);
         return rc;
     }
+#if GASNETC_FRAGMENTS
+    if (GASNETI_UNLIKELY(m->nbytes > (m->category == GASNETI_AM_LONG ? GASNETC_NET_LONG : GASNETC_NET_MEDIUM)))
+        return gasneti_frag_send(m, lc_opt);
+#endif
     return gasnete_am_send_network(m, lc_opt);
 }
 
@@ -162,11 +166,11 @@ int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt
 
 /* Would sending m (from a request handler with `token` when a reply) have to wait for
  * room? Read-only and racy by design (for GEX_FLAG_IMMEDIATE on Prepare calls): another
- * thread may take the room found. Network peers: the conduit decides at Commit. */
+ * thread may take the room found. Network peers: the conduit says. */
 int gasneti_am_would_block(const gasneti_am_msg_t *m, gex_Token_t token) {
     if (!m->is_req && token->lane && LANE_FITS(m)) return 0;
     int32_t idx = gasneti_nbrhd_index[m->jobrank];
-    if (!GASNETC_NBRHD_ONLY && idx < 0) return 0;
+    if (!GASNETC_NBRHD_ONLY && idx < 0) return gasnetc_am_would_block(m);
     if (m->is_req && gasneti_lanes_on && LANE_FITS(m)) return !gasneti_lanes_have_room(idx);
     return !gasneti_pshm_have_room(m);
 }

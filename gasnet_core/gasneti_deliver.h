@@ -66,6 +66,10 @@ GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, un
 }
 
 GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
+    if (GASNETI_UNLIKELY(m->frag != NULL)) { /* one piece: the handler runs once all are here */
+        gasneti_frag_recv(m);
+        return;
+    }
     gasneti_deliver(m->srcrank, m->category, m->is_req, m->nargs, m->handler, m->args, m->payload, m->nbytes,
                     NULL);
 }

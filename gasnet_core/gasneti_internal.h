@@ -21,6 +21,13 @@ typedef gasneti_atomic_t gasneti_counter_t;
 /* ---- an AM on its way out (core -> PSHM or conduit) ---- */
 enum { GASNETI_AM_SHORT = 0, GASNETI_AM_MEDIUM = 1, GASNETI_AM_LONG = 2 };
 #define GASNETI_AM_WOULD_BLOCK 1
+/* One piece of a Medium or Long the core split because the conduit's messages are
+ * smaller (gasneti_frag.c): the conduit carries these 12 bytes opaquely. */
+typedef struct {
+    uint32_t msgid;  /* unique per sender */
+    uint32_t offset; /* of this piece in the whole payload */
+    uint32_t total;  /* bytes of the whole payload */
+} gasneti_frag_t;
 typedef struct {
     gex_Rank_t jobrank;       /* destination */
     uint8_t category;         /* GASNETI_AM_* */
@@ -32,6 +39,7 @@ typedef struct {
     const void *src;
     size_t nbytes;
     void *dest_addr;          /* Long: address in the target's address space */
+    const gasneti_frag_t *frag; /* NULL, or: this is one piece of a bigger AM */
 } gasneti_am_msg_t;
 
 /* The meta word of a same-host slot (PSHM queues and lanes): category, is_req, nargs
@@ -52,6 +60,7 @@ typedef struct {
     const gex_AM_Arg_t *args;
     void *payload;            /* Medium: the data; Long: dest_addr (data already there) */
     size_t nbytes;
+    const gasneti_frag_t *frag; /* as the sender's gasneti_am_msg_t had it */
 } gasneti_am_recv_t;
 
 /* Medium payload bytes a PSHM lane slot carries (gasneti_pshm_lanes.c); a reply to a
@@ -77,6 +86,12 @@ extern int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t 
 extern int gasneti_am_would_block(const gasneti_am_msg_t *m, gex_Token_t token);
 /* The network half (gasnete_event.c): maps lc_opt to the counter gasnetc_am_send signals. */
 extern int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+
+/* ---- fragmentation (gasneti_frag.c) for conduits whose one message is smaller than
+ * what the library offers (GASNETC_NET_MEDIUM / _LONG below GASNETC_MAX_*) ---- */
+extern int gasneti_frag_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+extern void gasneti_frag_recv(const gasneti_am_recv_t *m);
+extern size_t gasneti_frag_reassembling(void); /* messages partly arrived (diagnostics) */
 
 /* ---- handler indices reserved for the library (1..GASNETI_HANDLER_CLIENT_MIN-1) ---- */
 enum {

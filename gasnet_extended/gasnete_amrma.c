@@ -75,7 +75,9 @@ int gasnete_amrma_put(gex_Rank_t jr, void *dest, const void *src, size_t n, gasn
 }
 
 int gasnete_amrma_get(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done, gex_Flags_t flags) {
-    size_t chunk = gasneti_am_max_medium;
+    /* a reply that fits one network message of the conduit (no splitting, gasneti_frag.c) */
+    size_t chunk = gasneti_nbrhd_index[jr] < 0 && GASNETC_NET_MEDIUM < gasneti_am_max_medium ? GASNETC_NET_MEDIUM
+                                                                                            : gasneti_am_max_medium;
     size_t off = 0;
     do {
         size_t c = n - off < chunk ? n - off : chunk;

@@ -18,6 +18,11 @@ void gasnetc_network_fini(void) {}
 
 int gasnetc_poll(void) { return 0; }
 
+int gasnetc_am_would_block(const gasneti_am_msg_t *msg) {
+    (void)msg;
+    return 0;
+}
+
 int gasnetc_am_send(const gasneti_am_msg_t *msg, gasneti_counter_t *lc) {
     (void)lc;
     gasneti_fatalerror("smp-conduit: AM to rank %u, which is not in this host's neighborhood "

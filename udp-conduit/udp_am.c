@@ -1,11 +1,717 @@
-/* udp_am.c: PLACEHOLDER (being written): AMs over UDP. */
+/* udp_am.c: Active Messages to non-neighbors over UDP datagrams, made reliable here.
+ * Layer: udp-conduit (the network half of conduit_contract.h; job start is udp_spawn.c).
+ *
+ * One datagram socket per process; each AM is one datagram (the core splits bigger ones,
+ * gasneti_frag.c). Per peer there are two channels, requests and replies, each with its
+ * own sequence numbers, a window of at most WIN datagrams (and a byte budget) in
+ * flight, and acknowledgements. Two, so that a reply can always go out: while a thread
+ * waits for room to send a reply (or runs inside a handler), it accepts and acknowledges
+ * everything but runs only reply handlers; arrived requests are kept and run at the next
+ * top-level poll. Replies therefore always drain, and no two ranks can wait on each other.
+ *
+ * Acknowledgements: every datagram to a peer carries, for both channels, the cumulative
+ * sequence number expected next and a 64-bit map of the datagrams received beyond it.
+ * A standalone ack goes out when one has been owed for ACK_DELAY, when ACK_EVERY datagrams
+ * wait for one, or at once for a duplicate (its sender missed our ack).
+ * Retransmission: each datagram has a deadline, now + RTO; the RTO follows the measured
+ * round-trip time (smoothed mean + 4 deviations, samples only from datagrams sent once)
+ * and doubles per retry. A datagram the peer's selective ack shows to be missing behind
+ * FAST_AFTER later ones is resent at once. A peer that acknowledges nothing for
+ * GASNET_REQUESTTIMEOUT_MAX seconds is reported dead, by rank and host, on the rank that
+ * saw it.
+ * Exactly once: the receiver keeps, per channel, the next expected number and the map of
+ * those received beyond it; a datagram seen before is acknowledged again and dropped.
+ * Order between AMs is not kept (the spec does not promise it).
+ * Security: every datagram carries the job key (udp_spawn.c gets it from the launcher).
+ * One without it, or malformed (short, bad header, lengths that do not add up, a Long
+ * outside this rank's segment, an unregistered handler), is dropped and counted; the
+ * counts are printed at exit with GASNET_VERBOSEENV=1, and a warning names the first.
+ *
+ * PAR: one mutex guards the protocol state; receiving (the system call) and running
+ * handlers happen outside it, so several threads poll at once. */
 #include "conduit_contract.h"
+#include "gasneti_deliver.h"
 #include "udp_internal.h"
-int gasnetc_network_init(gasneti_bootstrap_t *boot) { (void)boot; return GASNET_OK; }
-int gasnetc_segment_register(void *addr, uintptr_t size) { (void)addr, (void)size; return GASNET_OK; }
-void gasnetc_network_fini(void) {}
-int gasnetc_poll(void) { return 0; }
-int gasnetc_am_send(const gasneti_am_msg_t *msg, gasneti_counter_t *lc) {
-    (void)lc;
-    gasneti_fatalerror("udp-conduit: AM to rank %u: not written yet", (unsigned)msg->jobrank);
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if GASNETI_LOCKS
+#  include <pthread.h>
+#endif
+
+#define WIN 64         /* datagrams in flight per peer and channel (the ack map covers WIN) */
+#define ACK_EVERY 16   /* a standalone ack once this many datagrams wait for one */
+#define FAST_AFTER 3   /* resend a datagram the peer shows missing behind this many later ones */
+enum { CH_REQ = 0, CH_REP = 1 };
+enum { PK_DATA = 1, PK_ACK = 2 };
+
+typedef struct {
+    uint64_t key;
+    uint32_t src;
+    uint8_t kind, chan, category, nargs;
+    uint32_t seq;
+    uint8_t handler, has_frag;
+    uint16_t pad;
+    uint32_t ack[2];  /* per channel of the sender-from-us direction: next seq expected */
+    uint64_t sack[2]; /* bit i: seq ack+1+i received */
+    uint32_t nbytes;
+    uint32_t frag[3]; /* gasneti_frag_t, when has_frag */
+    uint64_t dest_addr;
+} hdr_t;
+_Static_assert(sizeof(hdr_t) == 72, "hdr_t layout");
+_Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
+/* where the payload starts: after the args, aligned for any type */
+#define PAYLOAD_OFF(nargs) (((uint32_t)sizeof(hdr_t) + 4u * (nargs) + 15u) & ~15u)
+#define MAX_DGRAM (PAYLOAD_OFF(GASNETI_MAX_ARGS) + GASNETC_NET_MEDIUM)
+_Static_assert(GASNETC_NET_MEDIUM == GASNETC_NET_LONG, "one datagram size");
+_Static_assert(PAYLOAD_OFF(GASNETI_MAX_ARGS) + GASNETC_NET_MEDIUM <= 65507, "a datagram carries at most 65507 bytes");
+#define RBUF_BYTES 65536
+
+typedef struct {
+    uint8_t *buf;
+    uint32_t len, cap;
+    uint64_t first_sent, sent_at, deadline; /* ns */
+    uint8_t acked, retx, fast;
+} slot_t;
+typedef struct {
+    uint32_t base, next; /* [base, next): sent, some not yet acknowledged */
+    size_t inflight;     /* bytes of the unacknowledged ones */
+    slot_t slot[WIN];
+} tx_t;
+typedef struct {
+    uint32_t expect; /* every seq before it has arrived */
+    uint64_t bits;   /* bit i: expect+1+i has arrived */
+} rx_t;
+typedef struct {
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    tx_t tx[2];
+    rx_t rx[2];
+    double srtt, rttvar; /* ns */
+    uint64_t rto;        /* ns */
+    int owed;            /* an ack is owed */
+    int listed;          /* in owed_list (possibly no longer owed: a datagram carried it) */
+    unsigned owed_n;     /* datagrams waiting for it */
+    uint64_t owed_since; /* 0: send at once */
+    char host[64];
+} peer_t;
+
+/* what each rank publishes in network_init */
+typedef struct {
+    struct sockaddr_storage addr;
+    uint32_t addrlen;
+    char host[64];
+} endpoint_t;
+
+/* a request that arrived while only replies could run: kept, run at the next poll */
+typedef struct deferred_s {
+    struct deferred_s *next;
+    size_t len;
+    uint8_t data[]; /* the datagram, payload aligned as in a receive buffer */
+} deferred_t;
+
+static int sock = -1;
+static peer_t *peers;
+static gex_Rank_t *owed_list;
+static size_t owed_count;
+static deferred_t *deferred_head, **deferred_tail = &deferred_head;
+static int have_deferred;            /* read without the lock: atomically */
+static uint64_t next_timer = UINT64_MAX; /* ns; read without the lock: atomically */
+static size_t window_bytes;
+/* ns; GASNET_UDP_RTO_MIN, GASNET_UDP_RTO_INIT and GASNET_REQUESTTIMEOUT_MAX set them */
+static uint64_t rto_min = 5000000, rto_init = 20000000, rto_max = 1000000000, ack_delay = 200000;
+static double give_up = 60.0; /* s */
+static int verbose;
+static struct {
+    unsigned long sent, resent, fast, acks, dups, bad_key, bad_hdr, bad_len, bad_handler, eagain;
+} counts;
+#if GASNETI_LOCKS
+static pthread_mutex_t ulock = PTHREAD_MUTEX_INITIALIZER;
+#  define LOCK() pthread_mutex_lock(&ulock)
+#  define UNLOCK() pthread_mutex_unlock(&ulock)
+#else
+#  define LOCK() ((void)0)
+#  define UNLOCK() ((void)0)
+#endif
+static GASNETI_THREADLOCAL uint8_t *rbuf[2]; /* [nested]: a reply may be sent (and polled for) from a handler */
+
+static inline uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#define SET_NEXT_TIMER(t) __atomic_store_n(&next_timer, (t), __ATOMIC_RELAXED)
+
+/* ---------------------------------------------------------------------------------
+ * Sending (callers hold the lock)
+ * --------------------------------------------------------------------------------- */
+static void stamp_acks(peer_t *p, hdr_t *h) {
+    for (int c = 0; c < 2; c++) {
+        h->ack[c] = p->rx[c].expect;
+        h->sack[c] = p->rx[c].bits;
+    }
+    p->owed = 0; /* piggy-backed; its entry in owed_list is skipped */
+    p->owed_n = 0;
+}
+
+static void xmit(peer_t *p, const void *buf, size_t len) {
+    for (;;) {
+        ssize_t n = sendto(sock, buf, len, MSG_DONTWAIT, (const struct sockaddr *)&p->addr, p->addrlen);
+        if (n >= 0) return;
+        if (errno == EINTR) continue;
+        /* the socket's send queue is full, or the route is briefly gone: treat the
+         * datagram as lost; its retransmission timer sends it again */
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS || errno == ECONNREFUSED) {
+            counts.eagain++;
+            return;
+        }
+        gasneti_fatalerror("udp-conduit: sending %zu bytes to rank %u on host %s failed: %s", len,
+                           (unsigned)(p - peers), p->host, strerror(errno));
+    }
+}
+
+static void send_slot(peer_t *p, slot_t *s, uint64_t now) {
+    stamp_acks(p, (hdr_t *)s->buf);
+    s->sent_at = now;
+    uint64_t rto = p->rto << (s->retx < 6 ? s->retx : 6);
+    s->deadline = now + (rto < rto_max ? rto : rto_max);
+    if (s->deadline < next_timer) SET_NEXT_TIMER(s->deadline);
+    xmit(p, s->buf, s->len);
+}
+
+static void send_ack(peer_t *p) {
+    hdr_t h;
+    memset(&h, 0, sizeof(h));
+    h.key = gasnetc_udp_key;
+    h.src = gasneti_mynode;
+    h.kind = PK_ACK;
+    stamp_acks(p, &h);
+    counts.acks++;
+    xmit(p, &h, sizeof(h));
+}
+
+static void owe_ack(peer_t *p, uint64_t now, int at_once) {
+    if (!p->owed) {
+        p->owed = 1;
+        p->owed_since = now;
+    }
+    if (!p->listed) {
+        p->listed = 1;
+        owed_list[owed_count] = (gex_Rank_t)(p - peers);
+        __atomic_store_n(&owed_count, owed_count + 1, __ATOMIC_RELAXED);
+    }
+    p->owed_n++;
+    if (at_once) p->owed_since = 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Acknowledgements received (lock held)
+ * --------------------------------------------------------------------------------- */
+static void rtt_sample(peer_t *p, double r /* ns */) {
+    if (p->srtt == 0) {
+        p->srtt = r;
+        p->rttvar = r / 2;
+    } else {
+        double d = p->srtt > r ? p->srtt - r : r - p->srtt;
+        p->rttvar = 0.75 * p->rttvar + 0.25 * d;
+        p->srtt = 0.875 * p->srtt + 0.125 * r;
+    }
+    double rto = p->srtt + 4 * p->rttvar + (double)ack_delay;
+    p->rto = rto < (double)rto_min ? rto_min : rto > (double)rto_max ? rto_max : (uint64_t)rto;
+}
+
+static void mark_acked(peer_t *p, tx_t *t, uint32_t seq, uint64_t now) {
+    slot_t *s = &t->slot[seq % WIN];
+    if (s->acked) return;
+    s->acked = 1;
+    t->inflight -= s->len;
+    if (!s->retx) rtt_sample(p, (double)(now - s->sent_at));
+    if (s->cap > 16384) { /* keep small buffers for reuse, return big ones */
+        free(s->buf);
+        s->buf = NULL;
+        s->cap = 0;
+    }
+}
+
+static void take_acks(peer_t *p, const hdr_t *h, uint64_t now) {
+    for (int c = 0; c < 2; c++) {
+        tx_t *t = &p->tx[c];
+        uint32_t outstanding = t->next - t->base;
+        if (!outstanding) continue;
+        uint32_t cum = h->ack[c];
+        if (cum - t->base > outstanding) continue; /* stale or bogus: before base or beyond next */
+        for (uint32_t s = t->base; s != cum; s++) mark_acked(p, t, s, now);
+        uint64_t bits = h->sack[c];
+        unsigned later = 0;
+        for (unsigned i = 0; bits && i < 64; i++, bits >>= 1) {
+            if (!(bits & 1)) continue;
+            uint32_t s = cum + 1 + i;
+            if (s - t->base >= outstanding) break;
+            mark_acked(p, t, s, now);
+            later++;
+        }
+        while (t->base != t->next && t->slot[t->base % WIN].acked) t->base++;
+        /* the peer has FAST_AFTER datagrams beyond `cum` but not `cum` itself: resend it */
+        if (later >= FAST_AFTER && cum != t->next) {
+            slot_t *s = &t->slot[cum % WIN];
+            if (!s->acked && !s->fast) {
+                s->fast = 1;
+                s->retx++;
+                counts.fast++;
+                send_slot(p, s, now);
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------
+ * Timers: owed acks and retransmissions (lock held)
+ * --------------------------------------------------------------------------------- */
+GASNETI_COLD GASNETI_NORETURN static void peer_dead(peer_t *p, const slot_t *s, uint64_t now) {
+    UNLOCK();
+    gasneti_fatalerror("udp-conduit: rank %u on host %s has acknowledged nothing for %.1f s (%u retransmissions "
+                       "of one datagram): it is unreachable, stopped or dead (limit: GASNET_REQUESTTIMEOUT_MAX=%g s)",
+                       (unsigned)(p - peers), p->host, (double)(now - s->first_sent) * 1e-9, (unsigned)s->retx, give_up);
+}
+
+static void timers(uint64_t now) {
+    if (owed_count) {
+        size_t keep = 0;
+        for (size_t i = 0; i < owed_count; i++) {
+            peer_t *p = &peers[owed_list[i]];
+            if (p->owed && (p->owed_n >= ACK_EVERY || now - p->owed_since >= ack_delay)) send_ack(p);
+            if (p->owed)
+                owed_list[keep++] = owed_list[i];
+            else
+                p->listed = 0;
+        }
+        __atomic_store_n(&owed_count, keep, __ATOMIC_RELAXED);
+    }
+    if (now < next_timer) return;
+    uint64_t next = UINT64_MAX;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
+        peer_t *p = &peers[r];
+        for (int c = 0; c < 2; c++) {
+            tx_t *t = &p->tx[c];
+            for (uint32_t q = t->base; q != t->next; q++) {
+                slot_t *s = &t->slot[q % WIN];
+                if (s->acked) continue;
+                if (now >= s->deadline) {
+                    if (give_up > 0 && (double)(now - s->first_sent) > give_up * 1e9) peer_dead(p, s, now);
+                    if (s->retx < 255) s->retx++;
+                    s->fast = 0;
+                    counts.resent++;
+                    send_slot(p, s, now);
+                }
+                if (s->deadline < next) next = s->deadline;
+            }
+        }
+    }
+    SET_NEXT_TIMER(next);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Receiving
+ * --------------------------------------------------------------------------------- */
+/* A data datagram `seq` on channel rx: 1 if new (now recorded), 0 if seen before, -1 if
+ * beyond the window (impossible from a correct sender: dropped unacknowledged). */
+static int rx_accept(rx_t *rx, uint32_t seq) {
+    uint32_t d = seq - rx->expect;
+    if (d >= 0x80000000u) return 0; /* before expect */
+    if (d == 0) {
+        rx->expect++;
+        for (;;) { /* bit 0 is now `expect` itself */
+            int got = (int)(rx->bits & 1);
+            rx->bits >>= 1;
+            if (!got) break;
+            rx->expect++;
+        }
+        return 1;
+    }
+    if (d > 64) return -1;
+    uint64_t bit = (uint64_t)1 << (d - 1);
+    if (rx->bits & bit) return 0;
+    rx->bits |= bit;
+    return 1;
+}
+
+GASNETI_COLD static void dropped(unsigned long *counter, const char *what, gex_Rank_t src) {
+    if (!(*counter)++)
+        gasneti_warning("udp-conduit: dropped a datagram (%s, claimed sender %u); later ones are counted only "
+                        "(GASNET_VERBOSEENV=1 prints the counts at exit)",
+                        what, (unsigned)src);
+}
+
+/* The body of a data datagram from an authenticated peer makes sense. */
+static const char *check_body(const hdr_t *h, size_t len) {
+    if (h->chan > CH_REP || h->category > GASNETI_AM_LONG || h->nargs > GASNETI_MAX_ARGS) return "bad header";
+    size_t off = PAYLOAD_OFF(h->nargs);
+    if (len < off || len - off != h->nbytes) return "lengths do not add up";
+    if (h->category == GASNETI_AM_SHORT && (h->nbytes || h->has_frag)) return "Short with a payload";
+    if (h->nbytes > GASNETC_NET_MEDIUM) return "payload too long";
+    if (h->category == GASNETI_AM_LONG && h->nbytes) {
+        const gasneti_peerseg_t *s = &gasneti_peerseg[gasneti_mynode];
+        uint64_t d = h->dest_addr, b = (uintptr_t)s->_owner_addr;
+        if (!s->_size || d < b || d + h->nbytes > b + s->_size) return "Long destination outside the segment";
+    }
+    if (!gasneti_handler_table[h->handler].gex_fnptr) return "unregistered handler";
+    return NULL;
+}
+
+static void dispatch(const uint8_t *buf) {
+    const hdr_t *h = (const hdr_t *)buf;
+    uint8_t *payload = (uint8_t *)buf + PAYLOAD_OFF(h->nargs);
+    gasneti_am_recv_t m;
+    m.srcrank = h->src;
+    m.handler = h->handler;
+    m.category = h->category;
+    m.is_req = h->chan == CH_REQ;
+    m.nargs = h->nargs;
+    m.args = (const gex_AM_Arg_t *)(buf + sizeof(hdr_t));
+    m.nbytes = h->nbytes;
+    m.frag = h->has_frag ? (const gasneti_frag_t *)h->frag : NULL;
+    if (h->category == GASNETI_AM_LONG) {
+        if (h->nbytes) memcpy((void *)(uintptr_t)h->dest_addr, payload, h->nbytes);
+        m.payload = (void *)(uintptr_t)h->dest_addr;
+    } else {
+        m.payload = h->category == GASNETI_AM_MEDIUM ? payload : NULL;
+    }
+    gasneti_am_deliver(&m);
+}
+
+/* One datagram in buf. Returns 1 if a handler ran. nested: only replies may run now. */
+static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
+    const hdr_t *h = (const hdr_t *)buf;
+    if (len < sizeof(hdr_t)) {
+        dropped(&counts.bad_hdr, "shorter than a header", GEX_RANK_INVALID);
+        return 0;
+    }
+    if (h->key != gasnetc_udp_key) {
+        dropped(&counts.bad_key, "without this job's key", h->src);
+        return 0;
+    }
+    if (h->src >= gasneti_nodes || h->src == gasneti_mynode || gasneti_nbrhd_index[h->src] >= 0 ||
+        (h->kind != PK_DATA && h->kind != PK_ACK)) {
+        dropped(&counts.bad_hdr, "bad header", h->src);
+        return 0;
+    }
+    peer_t *p = &peers[h->src];
+    const char *bad = h->kind == PK_DATA ? check_body(h, len) : NULL;
+    int fresh = 0;
+    LOCK();
+    take_acks(p, h, now);
+    if (h->kind == PK_DATA && h->chan <= CH_REP) {
+        int r = rx_accept(&p->rx[h->chan], h->seq);
+        if (r >= 0) owe_ack(p, now, r == 0);
+        if (r == 0) counts.dups++;
+        fresh = r == 1;
+    }
+    UNLOCK();
+    if (!fresh) return 0;
+    if (bad) { /* acknowledged (so not sent again), never delivered */
+        dropped(!strcmp(bad, "unregistered handler") ? &counts.bad_handler : &counts.bad_len, bad, h->src);
+        return 0;
+    }
+    if (nested && h->chan == CH_REQ) { /* run it at the next top-level poll */
+        deferred_t *d = malloc(sizeof(deferred_t) + len);
+        if (!d) gasneti_fatalerror("udp-conduit: out of memory keeping a request of %zu bytes", len);
+        d->next = NULL;
+        d->len = len;
+        memcpy(d->data, buf, len);
+        LOCK();
+        *deferred_tail = d;
+        deferred_tail = &d->next;
+        __atomic_store_n(&have_deferred, 1, __ATOMIC_RELAXED);
+        UNLOCK();
+        return 0;
+    }
+    dispatch(buf);
+    return 1;
+}
+
+static int run_deferred(void) {
+    int n = 0;
+    for (;;) {
+        LOCK();
+        deferred_t *d = deferred_head;
+        if (d) {
+            deferred_head = d->next;
+            if (!deferred_head) {
+                deferred_tail = &deferred_head;
+                __atomic_store_n(&have_deferred, 0, __ATOMIC_RELAXED);
+            }
+        }
+        UNLOCK();
+        if (!d) return n;
+        dispatch(d->data);
+        free(d);
+        n++;
+    }
+}
+
+static uint8_t *recv_buffer(int nested) {
+    if (!rbuf[nested]) {
+        void *b;
+        if (posix_memalign(&b, 64, RBUF_BYTES)) gasneti_fatalerror("udp-conduit: out of memory");
+        rbuf[nested] = b;
+    }
+    return rbuf[nested];
+}
+
+static int udp_poll(int nested) {
+    if (sock < 0) return 0;
+    uint8_t *buf = recv_buffer(nested);
+    int n = 0;
+    uint64_t now = 0;
+    for (int i = 0; i < 32; i++) {
+        ssize_t len = recv(sock, buf, RBUF_BYTES, MSG_DONTWAIT);
+        if (len < 0) {
+            if (errno == EINTR) continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED)
+                gasneti_fatalerror("udp-conduit: receiving failed: %s", strerror(errno));
+            break;
+        }
+        now = now_ns();
+        n += handle(buf, (size_t)len, nested, now);
+    }
+    if (!nested && __atomic_load_n(&have_deferred, __ATOMIC_RELAXED)) n += run_deferred();
+    if (!now || n) now = now_ns(); /* handlers take time */
+    if (__atomic_load_n(&owed_count, __ATOMIC_RELAXED) || now >= __atomic_load_n(&next_timer, __ATOMIC_RELAXED)) {
+        LOCK();
+        timers(now);
+        UNLOCK();
+    }
+    return n;
+}
+
+int gasnetc_poll(void) { return udp_poll(gasneti_cur_token != NULL); }
+
+/* ---------------------------------------------------------------------------------
+ * gasnetc_am_send
+ * --------------------------------------------------------------------------------- */
+/* No room in the window: make progress. A request from outside a handler may run
+ * anything; a reply (or anything inside a handler) runs replies only. */
+static void wait_for_room(int is_req) {
+    if (is_req && !gasneti_cur_token) {
+        gasneti_AMPoll();
+    } else {
+        udp_poll(1);
+        gasneti_poll_replies();
+    }
+}
+
+static inline int window_full(const tx_t *t, uint32_t len) {
+    return t->next - t->base >= WIN || (t->next != t->base && t->inflight + len > window_bytes);
+}
+
+int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
+    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes < GASNETC_NET_MEDIUM ? m->nbytes : GASNETC_NET_MEDIUM;
+    LOCK();
+    int full = window_full(&peers[m->jobrank].tx[m->is_req ? CH_REQ : CH_REP], PAYLOAD_OFF(m->nargs) + (uint32_t)plen);
+    UNLOCK();
+    return full;
+}
+
+int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    peer_t *p = &peers[m->jobrank];
+    int ch = m->is_req ? CH_REQ : CH_REP;
+    tx_t *t = &p->tx[ch];
+    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
+    uint32_t len = PAYLOAD_OFF(m->nargs) + (uint32_t)plen;
+    gasneti_assert(plen <= GASNETC_NET_MEDIUM);
+    LOCK();
+    while (window_full(t, len)) {
+        UNLOCK();
+        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+        wait_for_room(m->is_req);
+        LOCK();
+    }
+    uint32_t seq = t->next++;
+    slot_t *s = &t->slot[seq % WIN];
+    if (s->cap < len) {
+        free(s->buf);
+        s->cap = len < 512 ? 512 : len;
+        s->buf = malloc(s->cap);
+        if (!s->buf) gasneti_fatalerror("udp-conduit: out of memory for a %u-byte datagram", len);
+    }
+    hdr_t *h = (hdr_t *)s->buf;
+    h->key = gasnetc_udp_key;
+    h->src = gasneti_mynode;
+    h->kind = PK_DATA;
+    h->chan = (uint8_t)ch;
+    h->category = m->category;
+    h->nargs = m->nargs;
+    h->seq = seq;
+    h->handler = m->handler;
+    h->has_frag = m->frag != NULL;
+    h->pad = 0;
+    h->nbytes = (uint32_t)plen;
+    if (m->frag) memcpy(h->frag, m->frag, sizeof(h->frag));
+    else memset(h->frag, 0, sizeof(h->frag));
+    h->dest_addr = (uintptr_t)m->dest_addr;
+    if (m->nargs) memcpy(s->buf + sizeof(hdr_t), m->args, 4u * m->nargs);
+    if (plen) memcpy(s->buf + PAYLOAD_OFF(m->nargs), m->src, plen);
+    s->len = len;
+    s->acked = s->retx = s->fast = 0;
+    t->inflight += len;
+    uint64_t now = now_ns();
+    s->first_sent = now;
+    counts.sent++;
+    send_slot(p, s, now);
+    UNLOCK();
+    if (lc) gasneti_counter_done(lc); /* copied: the source may be reused */
+    return GASNET_OK;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Start-up and shut-down
+ * --------------------------------------------------------------------------------- */
+static double env_seconds(const char *name, double dflt /* s */) {
+    const char *v = gasneti_getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || d < 0) gasneti_launch_error("%s=%s: expected a number of seconds >= 0", name, v);
+    return d;
+}
+
+static void endpoint_from_env(endpoint_t *me) {
+    const char *want = gasneti_getenv("GASNET_UDP_ADDR");
+    if (want && *want) {
+        struct addrinfo hints, *ai;
+        memset(&hints, 0, sizeof(hints));
+        hints.ai_socktype = SOCK_DGRAM;
+        hints.ai_flags = AI_NUMERICHOST;
+        int rc = getaddrinfo(want, NULL, &hints, &ai);
+        if (rc) gasneti_launch_error("GASNET_UDP_ADDR=%s: not an IP address (%s)", want, gai_strerror(rc));
+        memcpy(&me->addr, ai->ai_addr, ai->ai_addrlen);
+        me->addrlen = (uint32_t)ai->ai_addrlen;
+        freeaddrinfo(ai);
+    } else if (gasnetc_udp_ctrl_addrlen) {
+        memcpy(&me->addr, &gasnetc_udp_ctrl_addr, gasnetc_udp_ctrl_addrlen);
+        me->addrlen = gasnetc_udp_ctrl_addrlen;
+    } else { /* no launcher address: this host only */
+        struct sockaddr_in *a = (struct sockaddr_in *)&me->addr;
+        a->sin_family = AF_INET;
+        a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        me->addrlen = sizeof(*a);
+    }
+    if (me->addr.ss_family == AF_INET) ((struct sockaddr_in *)&me->addr)->sin_port = 0;
+    else if (me->addr.ss_family == AF_INET6) ((struct sockaddr_in6 *)&me->addr)->sin6_port = 0;
+}
+
+static void set_bufsize(int opt, int force_opt, int bytes) {
+    if (setsockopt(sock, SOL_SOCKET, force_opt, &bytes, sizeof(bytes))) /* root only */
+        (void)setsockopt(sock, SOL_SOCKET, opt, &bytes, sizeof(bytes));
+}
+
+int gasnetc_network_init(gasneti_bootstrap_t *boot) {
+    rto_min = (uint64_t)(env_seconds("GASNET_UDP_RTO_MIN", (double)rto_min * 1e-9) * 1e9);
+    rto_init = (uint64_t)(env_seconds("GASNET_UDP_RTO_INIT", (double)rto_init * 1e-9) * 1e9);
+    give_up = env_seconds("GASNET_REQUESTTIMEOUT_MAX", give_up);
+    verbose = gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
+    if (rto_min < 100000) rto_min = 100000;
+    if (rto_init < rto_min) rto_init = rto_min;
+
+    endpoint_t me, *all = calloc(gasneti_nodes, sizeof(endpoint_t));
+    peers = calloc(gasneti_nodes, sizeof(peer_t));
+    owed_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
+    if (!all || !peers || !owed_list) gasneti_fatalerror("udp-conduit: out of memory for %u peers", gasneti_nodes);
+    memset(&me, 0, sizeof(me));
+    gethostname(me.host, sizeof(me.host) - 1);
+    endpoint_from_env(&me);
+
+    int need_net = gasneti_nbrhd_size < gasneti_nodes; /* some peer is not a neighbor */
+    if (need_net) {
+        sock = socket(me.addr.ss_family, SOCK_DGRAM, 0);
+        if (sock < 0) {
+            fprintf(stderr, "udp-conduit: socket: %s\n", strerror(errno));
+            return GASNET_ERR_RESOURCE;
+        }
+        if (bind(sock, (struct sockaddr *)&me.addr, me.addrlen)) {
+            char ip[INET6_ADDRSTRLEN] = "?";
+            getnameinfo((struct sockaddr *)&me.addr, me.addrlen, ip, sizeof(ip), NULL, 0, NI_NUMERICHOST);
+            fprintf(stderr, "udp-conduit: rank %u cannot bind a UDP socket to %s: %s\n", (unsigned)gasneti_mynode,
+                    ip, strerror(errno));
+            return GASNET_ERR_RESOURCE;
+        }
+        socklen_t al = sizeof(me.addr);
+        getsockname(sock, (struct sockaddr *)&me.addr, &al);
+        me.addrlen = al;
+        set_bufsize(SO_RCVBUF, SO_RCVBUFFORCE, 8 << 20);
+        set_bufsize(SO_SNDBUF, SO_SNDBUFFORCE, 4 << 20);
+    }
+    boot->exchange(&me, sizeof(me), all);
+
+    /* bytes in flight per peer: a share of our receive buffer (peers send us as much) */
+    int rcv = 0;
+    socklen_t ol = sizeof(rcv);
+    if (sock >= 0) getsockopt(sock, SOL_SOCKET, SO_RCVBUF, &rcv, &ol);
+    size_t remote = gasneti_nodes - gasneti_nbrhd_size;
+    window_bytes = remote ? (size_t)rcv / 2 / remote : 0;
+    if (window_bytes < 2 * MAX_DGRAM) window_bytes = 2 * MAX_DGRAM;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
+        memcpy(&peers[r].addr, &all[r].addr, sizeof(all[r].addr));
+        peers[r].addrlen = all[r].addrlen;
+        memcpy(peers[r].host, all[r].host, sizeof(peers[r].host));
+        peers[r].rto = rto_init;
+    }
+    free(all);
+    return GASNET_OK;
+}
+
+int gasnetc_segment_register(void *addr, uintptr_t size) {
+    (void)addr, (void)size;
+    return GASNET_OK;
+}
+
+static int anything_unacked(void) {
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
+        for (int c = 0; c < 2; c++)
+            if (peers[r].tx[c].base != peers[r].tx[c].next) return 1;
+    return 0;
+}
+
+/* Leaving: acknowledge what arrived, and give our last datagrams a brief chance (the
+ * peers are leaving too; nothing here may block for long). */
+void gasnetc_network_fini(void) {
+    if (sock < 0) return;
+    uint64_t end = now_ns() + 100000000;
+    LOCK();
+    for (size_t i = 0; i < owed_count; i++) {
+        if (peers[owed_list[i]].owed) send_ack(&peers[owed_list[i]]);
+        peers[owed_list[i]].listed = 0;
+    }
+    owed_count = 0;
+    int busy = anything_unacked();
+    UNLOCK();
+    while (busy && now_ns() < end) {
+        uint8_t *buf = recv_buffer(1);
+        ssize_t len = recv(sock, buf, RBUF_BYTES, MSG_DONTWAIT);
+        LOCK();
+        if (len >= (ssize_t)sizeof(hdr_t)) {
+            const hdr_t *h = (const hdr_t *)buf;
+            if (h->key == gasnetc_udp_key && h->src < gasneti_nodes) take_acks(&peers[h->src], h, now_ns());
+        }
+        next_timer = 0; /* resend what is due */
+        timers(now_ns());
+        busy = anything_unacked();
+        UNLOCK();
+        if (len < 0) gasneti_sleep_ns(200000);
+    }
+    if (verbose)
+        fprintf(stderr,
+                "udp-conduit rank %u: %lu datagrams sent, %lu resent (%lu fast), %lu standalone acks, %lu duplicates "
+                "dropped; dropped: %lu without the job key, %lu bad header, %lu bad lengths, %lu unregistered "
+                "handler; %lu sends the kernel refused%s\n",
+                (unsigned)gasneti_mynode, counts.sent, counts.resent, counts.fast, counts.acks, counts.dups, counts.bad_key,
+                counts.bad_hdr, counts.bad_len, counts.bad_handler, counts.eagain,
+                busy ? "; some datagrams were never acknowledged" : "");
+    close(sock);
+    sock = -1;
 }
