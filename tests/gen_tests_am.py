@@ -20,6 +20,7 @@ TESTS = [
     ("test_init", ["test_init.c", "test_util.h"]),
     ("test_am", ["test_am.c", "test_util.h"]),
     ("test_rma", ["test_rma.c", "test_util.h"]),
+    ("test_vis", ["test_vis.c", "test_util.h"]),
     ("test_rmaval", ["test_rmaval.c", "test_util.h"]),
     ("test_segflags", ["test_segflags.c", "test_util.h"]),
     ("test_barrier", ["test_barrier.c", "test_util.h"]),

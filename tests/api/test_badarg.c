@@ -25,11 +25,14 @@
  *   reply-hsl          a request handler that replies while holding an HSL
  *   commit-size        (every build) gex_AM_CommitRequestMedium with 1 byte more than prepared
  *   prepare-least      (every build) gex_AM_PrepareRequestMedium with least_payload above the maximum
+ *   vis-length         gex_VIS_VectorPutBlocking with 16 destination bytes and 24 source bytes
+ *   vis-segment        gex_VIS_StridedPutBlocking whose last row lies past the end of a peer's segment
  *   nargs-300          (every build) 300 handler arguments, through the array entry point
  *                      behind gex_AM_RequestShort (the numbered forms cannot pass more than 16)
  * Rank 0 misbehaves; the other ranks wait in a barrier.  Prints "BADVALUE=<value>" on
  * stdout first for the driver.  Layer: tests (public API only). */
 #include "test_util.h"
+#include <gasnet_vis.h>
 
 static gex_AM_Index_t h_short1 = 200, h_reply2 = 202, h_inh = 203, h_rep = 204, h_inh_get = 205, h_inh_ev = 206;
 static uint8_t *seg_base, *peer_base;
@@ -209,6 +212,21 @@ int main(int argc, char **argv) {
             printf("BADVALUE=%zu\n", least);
             fflush(stdout);
             gex_AM_PrepareRequestMedium(test_tm, peer, NULL, least, least, NULL, 0, 0);
+        } else if (!strcmp(mode, "vis-length")) {
+            printf("BADVALUE=24\n");
+            fflush(stdout);
+            static uint8_t buf[24];
+            gex_Memvec_t d = {peer_base, 16}, sv = {buf, 24};
+            gex_VIS_VectorPutBlocking(test_tm, peer, 1, &d, 1, &sv, 0);
+        } else if (!strcmp(mode, "vis-segment")) {
+            uint8_t *bad = peer_base + peer_size + 2 * GASNET_PAGESIZE;
+            printf("BADVALUE=%p\n", (void *)bad);
+            fflush(stdout);
+            static uint8_t buf[8];
+            ptrdiff_t st[1] = {(ptrdiff_t)(peer_size + 2 * GASNET_PAGESIZE)};
+            size_t cnt[1] = {2};
+            ptrdiff_t sst[1] = {0};
+            gex_VIS_StridedPutBlocking(test_tm, peer, peer_base, st, buf, sst, 8, cnt, 1, 0);
         } else if (!strcmp(mode, "nargs-300")) {
             printf("BADVALUE=300\n");
             fflush(stdout);

@@ -1,0 +1,292 @@
+/* tests/api/test_vis.c: gex_VIS_{Vector,Indexed,Strided}{Put,Get}{Blocking,NB,NBI} with random
+ * shapes (gaps, contiguous runs that fold, negative strides, different local and remote
+ * segmentations) against a reference computed here byte by byte, plus a few 4 MiB 2-D
+ * transfers. Each rank puts into its right neighbor's area P (written by nobody else)
+ * and gets from the neighbor's area G (a known pattern). Checks the bytes around every
+ * transfer too. Layer: tests (public API only). Run also with GASNET_RMA_NBRHD_BYPASS=0. */
+#include "test_util.h"
+#include <gasnet_vis.h>
+
+#define AREA ((size_t)4 << 20)
+#define NOPS 40
+#define MARGIN 64
+
+static gex_Rank_t right;
+static uint8_t *myseg, *rseg;   /* rseg: right neighbor's segment (its address) */
+static uint8_t *src, *dst, *expect, *refP, *refG, *verify;
+static uint64_t rng = 0x5151;
+static long n_ops;
+
+static uint64_t rnd(uint64_t n) { rng = test_mix64(rng + 0x9E3779B97F4A7C15ull); return n ? rng % n : 0; }
+
+/* ---- completion modes ---- */
+enum { M_BLOCK, M_NB, M_NBI, M_REGION, M_COUNT };
+static const char *mname[M_COUNT] = {"Blocking", "NB", "NBI", "NBI-region"};
+static void mode_begin(int m) { if (m == M_REGION) gex_NBI_BeginAccessRegion(0); }
+static void mode_end(int m, gex_Event_t ev) {
+    if (m == M_NB) gex_Event_Wait(ev);
+    else if (m == M_NBI) gex_NBI_Wait(GEX_EC_ALL, 0);
+    else if (m == M_REGION) gex_Event_Wait(gex_NBI_EndAccessRegion(0));
+}
+
+/* ---- checking: the touched range [lo,hi) plus MARGIN bytes either side ---- */
+static void check_put(size_t lo, size_t hi, const char *what) {
+    lo = lo > MARGIN ? lo - MARGIN : 0;
+    hi = hi + MARGIN < AREA ? hi + MARGIN : AREA;
+    memset(verify, 0xA5, hi - lo);
+    CHECK_EQ(gex_RMA_GetBlocking(test_tm, verify, right, rseg + lo, hi - lo, 0), 0);
+    for (size_t i = 0; i < hi - lo; i++)
+        CHECKF(verify[i] == refP[lo + i], "%s: remote byte %zu is 0x%02x, expected 0x%02x", what, lo + i,
+               verify[i], refP[lo + i]);
+}
+static void check_get(size_t lo, size_t hi, const char *what) {
+    lo = lo > MARGIN ? lo - MARGIN : 0;
+    hi = hi + MARGIN < AREA ? hi + MARGIN : AREA;
+    for (size_t i = lo; i < hi; i++)
+        CHECKF(dst[i] == expect[i], "%s: local byte %zu is 0x%02x, expected 0x%02x", what, i, dst[i], expect[i]);
+}
+
+/* ---- strided shapes ---- */
+typedef struct {
+    size_t e, lv, cnt[4];
+    ptrdiff_t ds[4], ss[4];
+    size_t doff, soff; /* offset of the base address */
+} shape_t;
+
+static void gen_strides(shape_t *s, ptrdiff_t *st, size_t *off, size_t room) {
+    size_t ext = s->e, neg = 0;
+    for (size_t k = 0; k < s->lv; k++) {
+        size_t gap = rnd(3) ? rnd(9) : 0; /* often contiguous, so levels fold */
+        size_t step = ext + gap;
+        int negative = rnd(4) == 0;
+        st[k] = negative ? -(ptrdiff_t)step : (ptrdiff_t)step;
+        if (negative) neg += step * (s->cnt[k] - 1);
+        ext = step * (s->cnt[k] - 1) + ext;
+    }
+    CHECK(ext < room);
+    *off = neg + rnd(room - ext); /* the lowest byte touched lies at *off - neg >= 0 */
+}
+
+/* the reference: every element, by plain recursion, element by element */
+static void ref_strided(const shape_t *s, size_t lvl, uint8_t *d, ptrdiff_t dp, const uint8_t *sr, ptrdiff_t sp,
+                        size_t *lo, size_t *hi) {
+    if (lvl == 0) {
+        memcpy(d + dp, sr + sp, s->e);
+        if ((size_t)dp < *lo) *lo = (size_t)dp;
+        if ((size_t)dp + s->e > *hi) *hi = (size_t)dp + s->e;
+        return;
+    }
+    for (size_t i = 0; i < s->cnt[lvl - 1]; i++)
+        ref_strided(s, lvl - 1, d, dp + (ptrdiff_t)i * s->ds[lvl - 1], sr, sp + (ptrdiff_t)i * s->ss[lvl - 1], lo, hi);
+}
+
+static void do_strided(int is_put, int m, const shape_t *s, const char *what) {
+    gex_Event_t ev = GEX_EVENT_INVALID;
+    size_t lo = SIZE_MAX, hi = 0;
+    mode_begin(m);
+    if (is_put) {
+        uint8_t *d = rseg + s->doff, *sr = src + s->soff;
+        switch (m) {
+        case M_BLOCK: CHECK_EQ(gex_VIS_StridedPutBlocking(test_tm, right, d, s->ds, sr, s->ss, s->e, s->cnt, s->lv, 0), 0); break;
+        case M_NB: ev = gex_VIS_StridedPutNB(test_tm, right, d, s->ds, sr, s->ss, s->e, s->cnt, s->lv, 0); break;
+        default:
+            CHECK_EQ(gex_VIS_StridedPutNBI(test_tm, right, d, s->ds, sr, s->ss, s->e, s->cnt, s->lv,
+                                           GEX_FLAG_ENABLE_LEAF_LC), 0);
+        }
+        mode_end(m, ev);
+        ref_strided(s, s->lv, refP, (ptrdiff_t)s->doff, src, (ptrdiff_t)s->soff, &lo, &hi);
+        check_put(lo, hi, what);
+    } else {
+        uint8_t *d = dst + s->doff, *sr = rseg + AREA + s->soff;
+        switch (m) {
+        case M_BLOCK: CHECK_EQ(gex_VIS_StridedGetBlocking(test_tm, d, s->ds, right, sr, s->ss, s->e, s->cnt, s->lv, 0), 0); break;
+        case M_NB: ev = gex_VIS_StridedGetNB(test_tm, d, s->ds, right, sr, s->ss, s->e, s->cnt, s->lv, 0); break;
+        default: CHECK_EQ(gex_VIS_StridedGetNBI(test_tm, d, s->ds, right, sr, s->ss, s->e, s->cnt, s->lv, 0), 0);
+        }
+        mode_end(m, ev);
+        ref_strided(s, s->lv, expect, (ptrdiff_t)s->doff, refG, (ptrdiff_t)s->soff, &lo, &hi);
+        check_get(lo, hi, what);
+    }
+    n_ops++;
+}
+
+static void test_strided(void) {
+    char what[160];
+    for (int m = 0; m < M_COUNT; m++)
+        for (int is_put = 0; is_put < 2; is_put++)
+            for (int i = 0; i < NOPS; i++) {
+                shape_t s;
+                s.e = 1 + rnd(48);
+                s.lv = rnd(4);
+                for (size_t k = 0; k < s.lv; k++) s.cnt[k] = 1 + rnd(6);
+                gen_strides(&s, s.ds, &s.doff, AREA);
+                gen_strides(&s, s.ss, &s.soff, AREA);
+                snprintf(what, sizeof what, "Strided%s%s #%d (elemsz %zu, %zu levels)", is_put ? "Put" : "Get",
+                         mname[m], i, s.e, s.lv);
+                do_strided(is_put, m, &s, what);
+            }
+    /* 2-D, 256 rows: dense 16 KiB rows (folds into one 4 MiB piece) and 8 KiB rows 16 KiB apart */
+    for (int m = 0; m < M_COUNT; m += 2)
+        for (int is_put = 0; is_put < 2; is_put++)
+            for (int gap = 0; gap < 2; gap++) {
+                shape_t s = {0};
+                s.lv = 1;
+                s.cnt[0] = 256;
+                s.e = gap ? 8192 : 16384;
+                s.ds[0] = s.ss[0] = 16384;
+                s.doff = s.soff = 0;
+                snprintf(what, sizeof what, "Strided%s%s 256 rows of %zu bytes", is_put ? "Put" : "Get", mname[m], s.e);
+                do_strided(is_put, m, &s, what);
+            }
+    /* degenerate: elemsz 0, a zero count: nothing moves (the reference is untouched too) */
+    size_t zc[2] = {3, 0};
+    ptrdiff_t st[2] = {100, 1000};
+    CHECK_EQ(gex_VIS_StridedPutBlocking(test_tm, right, rseg, st, src, st, 0, zc, 2, 0), 0);
+    CHECK_EQ(gex_VIS_StridedPutBlocking(test_tm, right, rseg, st, src, st, 8, zc, 2, 0), 0);
+    check_put(0, 4096, "StridedPutBlocking with elemsz 0 or count 0");
+}
+
+/* ---- vector and indexed: random lists, reference byte by byte ---- */
+#define MAXV 64
+#define MAXB 65536
+static size_t boff_d[MAXB], boff_s[MAXB];
+
+/* cut total bytes into k entries (some empty) placed in increasing order with gaps in [0, room) */
+static size_t gen_vec(gex_Memvec_t *v, uint8_t *base, size_t total, size_t *boff, size_t room) {
+    size_t k = 1 + rnd(MAXV), left = total, pos = rnd(4096), nb = 0;
+    for (size_t i = 0; i < k; i++) {
+        size_t len = i == k - 1 ? left : rnd(left + 1) / (rnd(3) + 1);
+        left -= len;
+        v[i].gex_addr = base + pos;
+        v[i].gex_len = len;
+        for (size_t j = 0; j < len; j++) boff[nb++] = pos + j;
+        pos += len + (rnd(2) ? rnd(200) : 0);
+    }
+    CHECK(pos < room && nb == total);
+    return k;
+}
+
+static void apply_ref(uint8_t *d, const uint8_t *s, size_t total, size_t *lo, size_t *hi) {
+    for (size_t b = 0; b < total; b++) {
+        d[boff_d[b]] = s[boff_s[b]];
+        if (boff_d[b] < *lo) *lo = boff_d[b];
+        if (boff_d[b] + 1 > *hi) *hi = boff_d[b] + 1;
+    }
+}
+
+static void test_vector(void) {
+    static gex_Memvec_t dv[MAXV], sv[MAXV];
+    char what[160];
+    for (int m = 0; m < M_COUNT; m++)
+        for (int is_put = 0; is_put < 2; is_put++)
+            for (int i = 0; i < NOPS; i++) {
+                size_t total = rnd(4) ? rnd(4096) : rnd(MAXB / 2);
+                size_t lo = SIZE_MAX, hi = 0;
+                gex_Event_t ev = GEX_EVENT_INVALID;
+                snprintf(what, sizeof what, "Vector%s%s #%d (%zu bytes)", is_put ? "Put" : "Get", mname[m], i, total);
+                mode_begin(m);
+                if (is_put) {
+                    size_t dc = gen_vec(dv, rseg, total, boff_d, AREA), sc = gen_vec(sv, src, total, boff_s, AREA);
+                    if (m == M_BLOCK) CHECK_EQ(gex_VIS_VectorPutBlocking(test_tm, right, dc, dv, sc, sv, 0), 0);
+                    else if (m == M_NB) ev = gex_VIS_VectorPutNB(test_tm, right, dc, dv, sc, sv, 0);
+                    else CHECK_EQ(gex_VIS_VectorPutNBI(test_tm, right, dc, dv, sc, sv, 0), 0);
+                    mode_end(m, ev);
+                    apply_ref(refP, src, total, &lo, &hi);
+                    if (total) check_put(lo, hi, what);
+                } else {
+                    size_t dc = gen_vec(dv, dst, total, boff_d, AREA);
+                    size_t sc = gen_vec(sv, rseg + AREA, total, boff_s, AREA);
+                    if (m == M_BLOCK) CHECK_EQ(gex_VIS_VectorGetBlocking(test_tm, dc, dv, right, sc, sv, 0), 0);
+                    else if (m == M_NB) ev = gex_VIS_VectorGetNB(test_tm, dc, dv, right, sc, sv, 0);
+                    else CHECK_EQ(gex_VIS_VectorGetNBI(test_tm, dc, dv, right, sc, sv, 0), 0);
+                    mode_end(m, ev);
+                    apply_ref(expect, refG, total, &lo, &hi);
+                    if (total) check_get(lo, hi, what);
+                }
+                n_ops++;
+            }
+}
+
+/* indexed: total = a*b*c bytes as c entries of a*b on one side and b*c entries of a on the other */
+static size_t gen_idx(void **l, uint8_t *base, size_t cnt, size_t len, size_t *boff) {
+    size_t pos = rnd(1024), nb = 0;
+    for (size_t i = 0; i < cnt; i++) {
+        l[i] = base + pos;
+        for (size_t j = 0; j < len; j++) boff[nb++] = pos + j;
+        pos += len + (rnd(2) ? rnd(100) : 0);
+    }
+    CHECK(pos < AREA);
+    return nb;
+}
+
+static void test_indexed(void) {
+    static void *dl[MAXV * 8], *sl[MAXV * 8];
+    char what[160];
+    for (int m = 0; m < M_COUNT; m++)
+        for (int is_put = 0; is_put < 2; is_put++)
+            for (int i = 0; i < NOPS; i++) {
+                size_t a = 1 + rnd(64), b = 1 + rnd(8), c = 1 + rnd(MAXV);
+                int swap = (int)rnd(2);
+                size_t dlen = swap ? a : a * b, dc = swap ? b * c : c;
+                size_t slen = swap ? a * b : a, sc = swap ? c : b * c;
+                size_t lo = SIZE_MAX, hi = 0, total = a * b * c;
+                gex_Event_t ev = GEX_EVENT_INVALID;
+                snprintf(what, sizeof what, "Indexed%s%s #%d (%zu x %zu to %zu x %zu)", is_put ? "Put" : "Get",
+                         mname[m], i, sc, slen, dc, dlen);
+                mode_begin(m);
+                if (is_put) {
+                    gen_idx(dl, rseg, dc, dlen, boff_d);
+                    gen_idx(sl, src, sc, slen, boff_s);
+                    if (m == M_BLOCK) CHECK_EQ(gex_VIS_IndexedPutBlocking(test_tm, right, dc, dl, dlen, sc, sl, slen, 0), 0);
+                    else if (m == M_NB) ev = gex_VIS_IndexedPutNB(test_tm, right, dc, dl, dlen, sc, sl, slen, 0);
+                    else CHECK_EQ(gex_VIS_IndexedPutNBI(test_tm, right, dc, dl, dlen, sc, sl, slen, 0), 0);
+                    mode_end(m, ev);
+                    apply_ref(refP, src, total, &lo, &hi);
+                    check_put(lo, hi, what);
+                } else {
+                    gen_idx(dl, dst, dc, dlen, boff_d);
+                    gen_idx(sl, rseg + AREA, sc, slen, boff_s);
+                    if (m == M_BLOCK) CHECK_EQ(gex_VIS_IndexedGetBlocking(test_tm, dc, dl, dlen, right, sc, sl, slen, 0), 0);
+                    else if (m == M_NB) ev = gex_VIS_IndexedGetNB(test_tm, dc, dl, dlen, right, sc, sl, slen, 0);
+                    else CHECK_EQ(gex_VIS_IndexedGetNBI(test_tm, dc, dl, dlen, right, sc, sl, slen, 0), 0);
+                    mode_end(m, ev);
+                    apply_ref(expect, refG, total, &lo, &hi);
+                    check_get(lo, hi, what);
+                }
+                n_ops++;
+            }
+}
+
+int main(int argc, char **argv) {
+    test_init("test_vis", &argc, &argv);
+    right = (test_rank + 1) % test_size;
+    gex_Segment_t seg = test_attach(2 * AREA);
+    myseg = (uint8_t *)gex_Segment_QueryAddr(seg);
+    void *own = NULL;
+    uintptr_t rsz = 0;
+    CHECK_EQ(gex_Segment_QueryBound(test_tm, right, &own, NULL, &rsz), 0);
+    CHECK(rsz >= 2 * AREA);
+    rseg = (uint8_t *)own;
+    src = malloc(AREA); dst = malloc(AREA); expect = malloc(AREA);
+    refP = malloc(AREA); refG = malloc(AREA); verify = malloc(AREA);
+    CHECK(src && dst && expect && refP && refG && verify);
+    rng ^= test_rank;
+    /* my P starts zero (the left neighbor's reference assumes it), my G holds my pattern */
+    memset(myseg, 0, AREA);
+    test_pat_fill(myseg + AREA, AREA, 0xC0FFEE00ull + test_rank);
+    memset(refP, 0, AREA);
+    test_pat_fill(refG, AREA, 0xC0FFEE00ull + right);
+    test_pat_fill(src, AREA, 0x5EED0000ull + test_rank);
+    memset(dst, 0x3C, AREA);
+    memset(expect, 0x3C, AREA);
+    test_barrier();
+
+    test_strided();
+    test_vector();
+    test_indexed();
+    /* the whole of both areas, once, against the references */
+    check_put(0, AREA, "final contents of the right neighbor's area");
+    check_get(0, AREA, "final contents of the local get buffer");
+    test_finish("%ld VIS operations, GASNET_RMA_NBRHD_BYPASS=%s", n_ops,
+                getenv("GASNET_RMA_NBRHD_BYPASS") ? getenv("GASNET_RMA_NBRHD_BYPASS") : "(unset)");
+}
