@@ -94,6 +94,10 @@ GASNETI_NORETURN static void launch_error(int print, const char *fmt, va_list ap
     if (print) {
         fprintf(stderr, "GASNet: %s\n", msg);
         fflush(stderr);
+    } else if (gasneti_boot && gasneti_nodes > 1) {
+        /* the reporting rank sees the same setting and says so: leaving at once could get
+         * the job torn down before it has, and the user would see no reason at all */
+        gasneti_sleep_ns(2000000000L);
     }
     if (gasneti_boot) gasneti_exit_now(1);
     _exit(1);

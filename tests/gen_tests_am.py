@@ -35,6 +35,8 @@ TESTS = [
     ("test_medium", ["test_medium.c", "test_util.h"]),
     ("test_events", ["test_events.c", "test_util.h"]),
     ("test_tools", ["test_tools.c", "test_util.h"]),
+    ("test_amcount", ["test_amcount.c", "test_util.h"]),
+    ("test_launch", ["test_launch.c", "test_util.h"]),
 ]
 
 OUT = "tests/tests-progs.am"

@@ -1,8 +1,670 @@
-/* udp_launch.c: PLACEHOLDER (being written): the udp launcher. */
-#include <stdio.h>
+/* udp_launch.c: the udp-conduit launcher. Starts the ranks of a job, serves their control
+ * connections (the bootstrap collectives, exit and abort), ends the job and returns its
+ * exit status. Used by amudprun and by a udp program run as `prog N args...`; so it uses
+ * only libc (no library internals). Layer: udp-conduit.
+ *
+ * Spawn functions (GASNET_SPAWNFN, or amudprun -spawn):
+ *   L  fork/exec on this host (default);
+ *   S  `$GASNET_SSH_CMD $GASNET_SSH_OPTIONS host command` to GASNET_SSH_SERVERS, round robin;
+ *   C  `/bin/sh -c "$GASNET_CSPAWN_CMD"` per rank, with %R (rank), %N (job size), %M (the
+ *      launcher's host:port), %H (the rank's host from GASNET_SSH_SERVERS, or localhost),
+ *      %P (program), %A (arguments, quoted for sh), %C (the whole command a rank must run,
+ *      quoted for sh) and %% replaced.
+ * The key goes to L ranks in their environment, to S and C ranks on stdin; never on a
+ * command line. S and C ranks get the launcher's environment over the control connection.
+ * The job ends when every rank has ended: with the code of an abort (gasnet_exit on one
+ * rank, a fatal error, a lost rank), else the first non-zero exit code, else 0. A rank lost
+ * (connection closed before it said it was exiting, or a child that died) aborts the job;
+ * SIGINT/SIGTERM/SIGHUP to the launcher too (code 128+signal). After an abort, survivors
+ * get ABORT, then SIGTERM and SIGKILL (children of this launcher) after a grace. */
 #include "udp_internal.h"
-int gasnetc_udp_launch(int nranks, const char *spawn, int argc, char **argv, int verbose) {
-    (void)nranks, (void)spawn, (void)argc, (void)argv, (void)verbose;
-    fprintf(stderr, "amudprun: not written yet\n");
-    return 1;
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define GRACE_S 2.0
+
+typedef struct {
+    int fd;          /* control connection, -1 if none (yet, or any more) */
+    pid_t pid;       /* our child for this rank (the rank itself for L), -1 once reaped */
+    int exiting;     /* said EXITING */
+    int code;        /* its exit code */
+    uint8_t *contrib; /* contribution to the current collective */
+    uint32_t clen;
+    int contributed;
+    char host[64];
+} rank_t;
+
+typedef struct { /* a connection that has not said HELLO yet */
+    int fd;
+    size_t got;
+    uint8_t buf[sizeof(ctrl_hdr_t) + sizeof(ctrl_hello_t)];
+    double since;
+} pending_t;
+
+static rank_t *ranks;
+static int nranks, verbose, nconnected, ncontributed, nexiting, all_exit_sent;
+static int job_code = -1, first_nonzero;
+static double kill_at, term_at;
+static uint64_t key;
+static char jobid[64];
+static unsigned long refused;
+static volatile sig_atomic_t got_signal;
+static const char *me = "amudprun";
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void say(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", me);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static int write_all(int fd, const void *buf, size_t len) {
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static void send_msg(int r, uint32_t type, const void *data, uint32_t len) {
+    if (ranks[r].fd < 0) return;
+    ctrl_hdr_t h = {type, len};
+    if (write_all(ranks[r].fd, &h, sizeof(h)) || (len && write_all(ranks[r].fd, data, len))) {
+        close(ranks[r].fd);
+        ranks[r].fd = -1; /* its loss is noticed by the reaper or the abort in progress */
+    }
+}
+
+/* ---- ending the job ---- */
+static void abort_job(int code, const char *why) {
+    if (job_code < 0) {
+        job_code = code;
+        if (why) say("%s; ending the job", why);
+    }
+    if (kill_at) return;
+    int32_t c = job_code;
+    for (int i = 0; i < nranks; i++) send_msg(i, CTRL_ABORT, &c, sizeof(c));
+    term_at = now_s() + GRACE_S;
+    kill_at = term_at + GRACE_S;
+}
+
+static void signal_children(int sig) {
+    for (int i = 0; i < nranks; i++)
+        if (ranks[i].pid > 0) kill(ranks[i].pid, sig);
+}
+
+static void on_signal(int sig) { got_signal = sig; }
+
+static void remove_job_shm(void) {
+    char prefix[96];
+    snprintf(prefix, sizeof(prefix), "gasnet-%s-", jobid);
+    const char *dirs[2] = {"/dev/shm", getenv("GASNET_PSHM_DIR")};
+    for (int i = 0; i < 2; i++) {
+        if (!dirs[i] || !*dirs[i]) continue;
+        DIR *d = opendir(dirs[i]);
+        if (!d) continue;
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+                char path[PATH_MAX];
+                snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+}
+
+/* ---- commands for S and C ---- */
+/* s quoted for /bin/sh: '...' with each ' as '\'' */
+static void sh_quote(char **out, size_t *len, size_t *cap, const char *s) {
+    size_t need = *len + 4 * strlen(s) + 3;
+    if (need > *cap) {
+        *cap = need * 2;
+        *out = realloc(*out, *cap);
+        if (!*out) abort();
+    }
+    char *p = *out + *len;
+    *p++ = '\'';
+    for (; *s; s++) {
+        if (*s == '\'') {
+            memcpy(p, "'\\''", 4);
+            p += 4;
+        } else {
+            *p++ = *s;
+        }
+    }
+    *p++ = '\'';
+    *p = 0;
+    *len = (size_t)(p - *out);
+}
+
+static void append(char **out, size_t *len, size_t *cap, const char *s) {
+    size_t n = strlen(s);
+    if (*len + n + 1 > *cap) {
+        *cap = (*len + n + 1) * 2;
+        *out = realloc(*out, *cap);
+        if (!*out) abort();
+    }
+    memcpy(*out + *len, s, n + 1);
+    *len += n;
+}
+
+/* "cd DIR && exec env GASNET_UDP_MASTER=... GASNET_UDP_RANK=r GASNET_UDP_KEY_STDIN=1 PROG ARGS" */
+static char *rank_command(int r, const char *master, int argc, char **argv) {
+    char *out = NULL, buf[64], cwd[PATH_MAX];
+    size_t len = 0, cap = 0;
+    append(&out, &len, &cap, "cd ");
+    sh_quote(&out, &len, &cap, getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+    append(&out, &len, &cap, " && exec env GASNET_UDP_MASTER=");
+    append(&out, &len, &cap, master);
+    snprintf(buf, sizeof(buf), " GASNET_UDP_RANK=%d GASNET_UDP_KEY_STDIN=1", r);
+    append(&out, &len, &cap, buf);
+    for (int i = 0; i < argc; i++) {
+        append(&out, &len, &cap, " ");
+        sh_quote(&out, &len, &cap, argv[i]);
+    }
+    return out;
+}
+
+static char *cspawn_command(const char *tmpl, int r, const char *master, const char *host, int argc, char **argv) {
+    char *out = NULL, buf[64];
+    size_t len = 0, cap = 0;
+    append(&out, &len, &cap, "");
+    for (const char *p = tmpl; *p; p++) {
+        if (*p != '%' || !p[1]) {
+            char c[2] = {*p, 0};
+            append(&out, &len, &cap, c);
+            continue;
+        }
+        switch (*++p) {
+            case 'R': snprintf(buf, sizeof(buf), "%d", r); append(&out, &len, &cap, buf); break;
+            case 'N': snprintf(buf, sizeof(buf), "%d", nranks); append(&out, &len, &cap, buf); break;
+            case 'M': append(&out, &len, &cap, master); break;
+            case 'H': append(&out, &len, &cap, host); break;
+            case 'P': sh_quote(&out, &len, &cap, argv[0]); break;
+            case 'A':
+                for (int i = 1; i < argc; i++) {
+                    if (i > 1) append(&out, &len, &cap, " ");
+                    sh_quote(&out, &len, &cap, argv[i]);
+                }
+                break;
+            case 'C': {
+                char *c = rank_command(r, master, argc, argv);
+                sh_quote(&out, &len, &cap, c);
+                free(c);
+                break;
+            }
+            case '%': append(&out, &len, &cap, "%"); break;
+            default: {
+                char c[3] = {'%', *p, 0};
+                append(&out, &len, &cap, c);
+            }
+        }
+    }
+    return out;
+}
+
+/* the words of a space- or comma-separated list */
+static int split_list(const char *s, char ***words) {
+    int n = 0;
+    char *copy = strdup(s ? s : ""), *save = NULL;
+    *words = NULL;
+    for (char *w = strtok_r(copy, " ,\t\n", &save); w; w = strtok_r(NULL, " ,\t\n", &save)) {
+        *words = realloc(*words, sizeof(char *) * (size_t)(n + 2));
+        (*words)[n++] = w;
+    }
+    if (*words) (*words)[n] = NULL;
+    return n;
+}
+
+/* Start rank r. Returns 0 or -1 (message printed). */
+static int spawn_rank(int r, char spawn, const char *master, int argc, char **argv, char **servers, int nservers) {
+    int keypipe[2] = {-1, -1};
+    if (spawn != 'L' && pipe(keypipe)) {
+        say("pipe: %s", strerror(errno));
+        return -1;
+    }
+    const char *host = nservers ? servers[r % nservers] : "localhost";
+    snprintf(ranks[r].host, sizeof(ranks[r].host), "%s", spawn == 'L' ? "localhost" : host);
+    char *cmd = NULL;
+    char **sshv = NULL;
+    if (spawn == 'S') {
+        char **opts;
+        int nopts = split_list(getenv("GASNET_SSH_OPTIONS"), &opts);
+        const char *ssh = getenv("GASNET_SSH_CMD");
+        char **sshcmd;
+        int nssh = split_list(ssh && *ssh ? ssh : "ssh", &sshcmd);
+        cmd = rank_command(r, master, argc, argv);
+        sshv = calloc((size_t)(nssh + nopts + 8), sizeof(char *));
+        int k = 0;
+        for (int i = 0; i < nssh; i++) sshv[k++] = sshcmd[i];
+        if (!ssh || !*ssh) { /* real ssh: never prompt */
+            sshv[k++] = "-o";
+            sshv[k++] = "BatchMode=yes";
+            sshv[k++] = "-o";
+            sshv[k++] = "StrictHostKeyChecking=accept-new";
+        }
+        for (int i = 0; i < nopts; i++) sshv[k++] = opts[i];
+        sshv[k++] = (char *)host;
+        sshv[k++] = cmd;
+        sshv[k] = NULL;
+    } else if (spawn == 'C') {
+        cmd = cspawn_command(getenv("GASNET_CSPAWN_CMD"), r, master, host, argc, argv);
+        if (verbose) say("rank %d: /bin/sh -c %s", r, cmd);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        say("fork of rank %d failed: %s", r, strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        char buf[64];
+        signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL), signal(SIGPIPE, SIG_DFL);
+        if (spawn == 'L') {
+            snprintf(buf, sizeof(buf), "%d", r);
+            setenv("GASNET_UDP_RANK", buf, 1);
+            setenv("GASNET_UDP_MASTER", master, 1);
+            snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)key);
+            setenv("GASNET_UDP_KEY", buf, 1);
+            execv(argv[0], argv);
+            fprintf(stderr, "%s: cannot run %s: %s\n", me, argv[0], strerror(errno));
+            _exit(127);
+        }
+        dup2(keypipe[0], 0);
+        close(keypipe[0]);
+        close(keypipe[1]);
+        if (spawn == 'S') {
+            execvp(sshv[0], sshv);
+            fprintf(stderr, "%s: cannot run %s: %s\n", me, sshv[0], strerror(errno));
+        } else {
+            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+            fprintf(stderr, "%s: cannot run /bin/sh: %s\n", me, strerror(errno));
+        }
+        _exit(127);
+    }
+    ranks[r].pid = pid;
+    if (spawn != 'L') {
+        char line[32];
+        int n = snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)key);
+        close(keypipe[0]);
+        if (write_all(keypipe[1], line, (size_t)n)) { /* the child is gone already: the reaper says so */
+        }
+        close(keypipe[1]);
+    }
+    free(cmd);
+    free(sshv);
+    return 0;
+}
+
+/* ---- serving the ranks ---- */
+static void environment_blob(uint8_t **blob, uint32_t *len) {
+    size_t n = 0;
+    for (char **e = environ; *e; e++) n += strlen(*e) + 1;
+    *blob = malloc(n ? n : 1);
+    n = 0;
+    for (char **e = environ; *e; e++) {
+        size_t l = strlen(*e) + 1;
+        memcpy(*blob + n, *e, l);
+        n += l;
+    }
+    *len = (uint32_t)n;
+}
+
+static void accept_hello(pending_t *p, char spawn) {
+    ctrl_hdr_t *h = (ctrl_hdr_t *)p->buf;
+    ctrl_hello_t *hello = (ctrl_hello_t *)(p->buf + sizeof(*h));
+    int r = (int)hello->rank;
+    if (h->type != CTRL_HELLO || h->len != sizeof(*hello) || hello->key != key || r < 0 || r >= nranks ||
+        ranks[r].fd >= 0 || ranks[r].exiting) {
+        refused++;
+        if (verbose) say("refused a control connection: wrong key or rank (%lu refused so far)", refused);
+        close(p->fd);
+        return;
+    }
+    ranks[r].fd = p->fd;
+    nconnected++;
+    uint8_t init[4 + sizeof(jobid)];
+    uint32_t n = (uint32_t)nranks;
+    memcpy(init, &n, 4);
+    memcpy(init + 4, jobid, sizeof(jobid));
+    send_msg(r, CTRL_INIT, init, sizeof(init));
+    uint8_t *env = NULL;
+    uint32_t envlen = 0;
+    if (spawn != 'L') environment_blob(&env, &envlen);
+    send_msg(r, CTRL_ENV, env, envlen);
+    free(env);
+    if (job_code >= 0) { /* already ending */
+        int32_t c = job_code;
+        send_msg(r, CTRL_ABORT, &c, sizeof(c));
+    }
+}
+
+static void collective_done(void) {
+    size_t total = 0;
+    for (int i = 0; i < nranks; i++) total += ranks[i].clen;
+    uint8_t *all = malloc(total ? total : 1);
+    size_t off = 0;
+    for (int i = 0; i < nranks; i++) {
+        if (ranks[i].clen) memcpy(all + off, ranks[i].contrib, ranks[i].clen);
+        off += ranks[i].clen;
+        free(ranks[i].contrib);
+        ranks[i].contrib = NULL;
+        ranks[i].clen = 0;
+        ranks[i].contributed = 0;
+    }
+    ncontributed = 0;
+    for (int i = 0; i < nranks; i++) send_msg(i, CTRL_EXCH, all, (uint32_t)total);
+    free(all);
+}
+
+/* read one whole message from a rank's connection (blocking; ranks send whole messages) */
+static int read_all(int fd, void *buf, size_t len) {
+    uint8_t *p = buf;
+    while (len) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static void rank_lost(int r, const char *what) {
+    if (ranks[r].fd >= 0) close(ranks[r].fd);
+    ranks[r].fd = -1;
+    if (ranks[r].exiting || kill_at) return;
+    char why[160];
+    snprintf(why, sizeof(why), "rank %d on host %s: %s", r, ranks[r].host, what);
+    abort_job(1, why);
+}
+
+static void serve_rank(int r) {
+    ctrl_hdr_t h;
+    if (read_all(ranks[r].fd, &h, sizeof(h))) {
+        rank_lost(r, "control connection lost (the process died?)");
+        return;
+    }
+    uint8_t *data = h.len ? malloc(h.len) : NULL;
+    if (h.len && (!data || read_all(ranks[r].fd, data, h.len))) {
+        free(data);
+        rank_lost(r, "control connection lost (the process died?)");
+        return;
+    }
+    int32_t code = h.len >= 4 && data ? *(int32_t *)data : 1;
+    switch (h.type) {
+        case CTRL_EXCH:
+            if (ranks[r].contributed) {
+                free(data);
+                rank_lost(r, "protocol error (two contributions to one collective)");
+                return;
+            }
+            ranks[r].contrib = data;
+            ranks[r].clen = h.len;
+            ranks[r].contributed = 1;
+            data = NULL;
+            if (++ncontributed == nranks) collective_done();
+            break;
+        case CTRL_EXITING:
+            if (!ranks[r].exiting) {
+                ranks[r].exiting = 1;
+                ranks[r].code = code;
+                if (code && !first_nonzero) first_nonzero = code;
+                nexiting++;
+            }
+            if (nexiting == nranks && !all_exit_sent) {
+                all_exit_sent = 1;
+                for (int i = 0; i < nranks; i++) send_msg(i, CTRL_ALL_EXITING, NULL, 0);
+            }
+            break;
+        case CTRL_ABORT:
+            ranks[r].exiting = 1; /* its leaving is expected now */
+            abort_job(code, NULL);
+            break;
+        default:
+            free(data);
+            rank_lost(r, "protocol error (unknown message)");
+            return;
+    }
+    free(data);
+}
+
+/* A process that has exited may have left messages (its EXITING or ABORT) in its control
+ * connection that the poll loop has not read yet: read them before judging its exit. */
+static void drain_rank(int r) {
+    while (ranks[r].fd >= 0) {
+        struct pollfd p = {ranks[r].fd, POLLIN, 0};
+        if (poll(&p, 1, 0) <= 0) return;
+        char c;
+        if (recv(ranks[r].fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0) { /* end of stream */
+            close(ranks[r].fd);
+            ranks[r].fd = -1;
+            return;
+        }
+        serve_rank(r);
+    }
+}
+
+static void reap(void) {
+    int st;
+    pid_t pid;
+    while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+        int r = 0;
+        while (r < nranks && ranks[r].pid != pid) r++;
+        if (r == nranks) continue;
+        ranks[r].pid = -1;
+        drain_rank(r);
+        int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        if (ranks[r].exiting && WIFEXITED(st)) {
+            if (code && !first_nonzero) first_nonzero = code;
+            continue;
+        }
+        if (kill_at) continue; /* ending anyway */
+        char why[200];
+        if (WIFSIGNALED(st))
+            snprintf(why, sizeof(why), "rank %d on host %s was killed by signal %d (%s)", r, ranks[r].host,
+                     WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else
+            snprintf(why, sizeof(why), "rank %d on host %s exited with status %d %s", r, ranks[r].host, code,
+                     ranks[r].fd < 0 && !ranks[r].exiting ? "before joining the job" : "without gasnet_exit");
+        abort_job(code ? code : 1, why);
+    }
+}
+
+int gasnetc_udp_launch(int n, const char *spawnfn, int argc, char **argv, int verb) {
+    verbose = verb;
+    nranks = n;
+    char spawn = spawnfn && *spawnfn ? spawnfn[0] : 'L';
+    if (spawn == 'l' || spawn == 's' || spawn == 'c') spawn = (char)(spawn - 'a' + 'A');
+    if (spawn != 'L' && spawn != 'S' && spawn != 'C') {
+        say("spawn function '%s' unknown: use L (this host), S (ssh) or C (GASNET_CSPAWN_CMD)", spawnfn);
+        return 1;
+    }
+    if (n < 1) {
+        say("the number of processes must be at least 1 (got %d)", n);
+        return 1;
+    }
+    char **servers = NULL;
+    int nservers = split_list(getenv("GASNET_SSH_SERVERS"), &servers);
+    if (spawn == 'S' && !nservers) {
+        say("GASNET_SPAWNFN=S needs the hosts in GASNET_SSH_SERVERS");
+        return 1;
+    }
+    if (spawn == 'C' && !(getenv("GASNET_CSPAWN_CMD") && *getenv("GASNET_CSPAWN_CMD"))) {
+        say("GASNET_SPAWNFN=C needs the command in GASNET_CSPAWN_CMD");
+        return 1;
+    }
+    if (getrandom(&key, sizeof(key), 0) != sizeof(key)) {
+        say("getrandom: %s", strerror(errno));
+        return 1;
+    }
+    uint32_t rnd;
+    memcpy(&rnd, (uint8_t *)&key + 4, 4);
+    snprintf(jobid, sizeof(jobid), "%ld-%08x", (long)getpid(), rnd ^ 0x5bd1e995u);
+
+    /* the control port: loopback for L, every interface otherwise */
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(spawn == 'L' ? INADDR_LOOPBACK : INADDR_ANY);
+    socklen_t al = sizeof(a);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 128) ||
+        getsockname(lfd, (struct sockaddr *)&a, &al)) {
+        say("cannot open a control port: %s", strerror(errno));
+        return 1;
+    }
+    fcntl(lfd, F_SETFD, FD_CLOEXEC);
+    char master[300], hostname[256] = "localhost";
+    const char *mip = getenv("GASNET_MASTERIP");
+    if (spawn != 'L') {
+        if (mip && *mip)
+            snprintf(hostname, sizeof(hostname), "%s", mip);
+        else
+            gethostname(hostname, sizeof(hostname) - 1);
+        snprintf(master, sizeof(master), "%s:%d", hostname, (int)ntohs(a.sin_port));
+    } else {
+        snprintf(master, sizeof(master), "127.0.0.1:%d", (int)ntohs(a.sin_port));
+    }
+    if (verbose) say("job %s: %d ranks, spawn %c, control port %s", jobid, n, spawn, master);
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    ranks = calloc((size_t)n, sizeof(rank_t));
+    pending_t *pend = calloc((size_t)n + 16, sizeof(pending_t));
+    struct pollfd *pfd = calloc((size_t)(2 * n + 17), sizeof(struct pollfd));
+    if (!ranks || !pend || !pfd) {
+        say("out of memory");
+        return 1;
+    }
+    for (int r = 0; r < n; r++) ranks[r].fd = ranks[r].pid = -1;
+    int npend = 0;
+    for (int r = 0; r < n && job_code < 0; r++)
+        if (spawn_rank(r, spawn, master, argc, argv, servers, nservers)) abort_job(1, NULL);
+    double start = now_s();
+    const char *st = getenv("GASNET_UDP_SPAWN_TIMEOUT");
+    double spawn_timeout = st && *st ? atof(st) : 60.0;
+
+    for (;;) {
+        int alive = 0;
+        for (int r = 0; r < n; r++) alive += ranks[r].pid > 0;
+        if (!alive) break;
+        if (got_signal && !kill_at) {
+            char why[80];
+            snprintf(why, sizeof(why), "got signal %d (%s)", (int)got_signal, strsignal(got_signal));
+            abort_job(128 + got_signal, why);
+            signal_children(SIGTERM);
+        }
+        double t = now_s();
+        if (term_at && t > term_at) {
+            signal_children(SIGTERM);
+            term_at = 0;
+        }
+        if (kill_at && t > kill_at) signal_children(SIGKILL);
+        if (nconnected < n && !kill_at && t - start > spawn_timeout) {
+            char why[120];
+            snprintf(why, sizeof(why), "only %d of %d ranks connected within %.0f s (GASNET_UDP_SPAWN_TIMEOUT)",
+                     nconnected, n, spawn_timeout);
+            abort_job(1, why);
+        }
+        int np = 0, npend_polled = npend;
+        pfd[np++] = (struct pollfd){lfd, POLLIN, 0};
+        for (int i = 0; i < npend; i++) pfd[np++] = (struct pollfd){pend[i].fd, POLLIN, 0};
+        for (int r = 0; r < n; r++)
+            if (ranks[r].fd >= 0) pfd[np++] = (struct pollfd){ranks[r].fd, POLLIN, 0};
+        int rc = poll(pfd, (nfds_t)np, 20);
+        reap();
+        if (rc < 0) continue; /* EINTR: a signal, seen at the top */
+        /* connections that have not said who they are, from the last (so that removing
+         * one by moving the last into its place leaves the ones still to look at alone) */
+        for (int i = npend - 1; i >= 0; i--) {
+            short ev = pfd[1 + i].revents;
+            if (ev & (POLLIN | POLLHUP | POLLERR)) {
+                ssize_t got = read(pend[i].fd, pend[i].buf + pend[i].got, sizeof(pend[i].buf) - pend[i].got);
+                if (got <= 0) {
+                    refused++;
+                    if (verbose) say("a control connection closed before saying who it is (%lu refused)", refused);
+                    close(pend[i].fd);
+                } else if ((pend[i].got += (size_t)got) == sizeof(pend[i].buf)) {
+                    accept_hello(&pend[i], spawn);
+                } else {
+                    continue;
+                }
+            } else if (t - pend[i].since > 10.0) { /* says nothing: not one of ours */
+                refused++;
+                close(pend[i].fd);
+            } else {
+                continue;
+            }
+            pend[i] = pend[--npend];
+        }
+        int k = 1 + npend_polled;
+        for (; k < np; k++) {
+            if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            int r = 0;
+            while (r < n && ranks[r].fd != pfd[k].fd) r++;
+            if (r < n) serve_rank(r);
+        }
+        if (pfd[0].revents & POLLIN) {
+            int fd = accept(lfd, NULL, NULL);
+            if (fd >= 0) {
+                fcntl(fd, F_SETFD, FD_CLOEXEC);
+                int one = 1;
+                setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+                if (npend < n + 16) {
+                    pend[npend] = (pending_t){fd, 0, {0}, t};
+                    npend++;
+                } else {
+                    refused++;
+                    close(fd);
+                }
+            }
+        }
+    }
+    reap();
+    for (int i = 0; i < npend; i++) close(pend[i].fd);
+    for (int r = 0; r < n; r++)
+        if (ranks[r].fd >= 0) close(ranks[r].fd);
+    close(lfd);
+    remove_job_shm();
+    if (verbose || refused) say("%lu control connection(s) refused (wrong key, rank or protocol)", refused);
+    return job_code >= 0 ? job_code : first_nonzero;
 }

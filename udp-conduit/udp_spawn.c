@@ -1,10 +1,308 @@
-/* udp_spawn.c: PLACEHOLDER (being written): a rank's side of the udp job start. */
+/* udp_spawn.c: a udp rank's side of the job start (gasnetc_bootstrap_init) and the
+ * bootstrap over the control connection to the launcher (udp_launch.c; the messages are
+ * in udp_internal.h). Layer: udp-conduit.
+ *
+ * A process started by a launcher (GASNET_UDP_MASTER set) connects back, says HELLO with
+ * the job key, learns the job size and id, takes the launcher's environment (ranks not
+ * started by fork), and starts a control thread that is the only reader of the
+ * connection: it hands collective results to the waiting thread, notes ALL_EXITING, and
+ * on ABORT (or the launcher's loss) makes the process leave through the core's SIGQUIT
+ * path with the job's code (or _exits 2 s later if that did not end it).
+ * A process started directly as `prog N args...` becomes the launcher of N ranks of
+ * itself instead (GASNET_SPAWNFN chooses how) and never returns. */
 #include "conduit_contract.h"
 #include "udp_internal.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
 uint64_t gasnetc_udp_key;
 struct sockaddr_storage gasnetc_udp_ctrl_addr;
 socklen_t gasnetc_udp_ctrl_addrlen;
+
+static int ctrl = -1;
+static char jobid[64];
+static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER; /* writers of ctrl */
+static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER; /* the mailbox below */
+static pthread_cond_t mcond = PTHREAD_COND_INITIALIZER;
+static uint8_t *result;   /* the last collective's result, until taken */
+static uint32_t result_len;
+static int have_result, all_exiting_flag, abort_code_val = -1;
+
+static int io_all(int fd, void *buf, size_t len, int wr) {
+    uint8_t *p = buf;
+    while (len) {
+        ssize_t n = wr ? write(fd, p, len) : read(fd, p, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int send_ctrl(uint32_t type, const void *data, uint32_t len) {
+    ctrl_hdr_t h = {type, len};
+    pthread_mutex_lock(&wlock);
+    int rc = io_all(ctrl, &h, sizeof(h), 1) || (len && io_all(ctrl, (void *)data, len, 1));
+    pthread_mutex_unlock(&wlock);
+    return rc;
+}
+
+/* a whole message; *data malloc'd (NULL if len 0). 0 or -1 on EOF/error */
+static int recv_ctrl(ctrl_hdr_t *h, uint8_t **data) {
+    *data = NULL;
+    if (io_all(ctrl, h, sizeof(*h), 0)) return -1;
+    if (!h->len) return 0;
+    if (h->len > (1u << 30) || !(*data = malloc(h->len))) return -1;
+    if (io_all(ctrl, *data, h->len, 0)) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the control thread ---- */
+GASNETI_NORETURN static void leave_job(int code) {
+    __atomic_store_n(&abort_code_val, code, __ATOMIC_RELEASE);
+    kill(getpid(), SIGQUIT); /* the core's quit_handler: flush, _exit(abort_code()) */
+    sleep(2);
+    _exit(code);
+}
+
+static void *control_thread(void *arg) {
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are for the client's threads */
+    for (;;) {
+        ctrl_hdr_t h;
+        uint8_t *data;
+        if (recv_ctrl(&h, &data)) {
+            if (__atomic_load_n(&gasneti_exiting, __ATOMIC_ACQUIRE)) { /* we are leaving anyway */
+                sleep(2);
+                _exit(1);
+            }
+            fprintf(stderr, "*** udp-conduit rank %u: lost the connection to the launcher; leaving\n",
+                    (unsigned)gasneti_mynode);
+            leave_job(1);
+        }
+        switch (h.type) {
+            case CTRL_EXCH:
+                pthread_mutex_lock(&mlock);
+                result = data;
+                result_len = h.len;
+                have_result = 1;
+                pthread_cond_broadcast(&mcond);
+                pthread_mutex_unlock(&mlock);
+                data = NULL;
+                break;
+            case CTRL_ALL_EXITING: __atomic_store_n(&all_exiting_flag, 1, __ATOMIC_RELEASE); break;
+            case CTRL_ABORT: leave_job(h.len >= 4 ? *(int32_t *)data : 1);
+            default: break;
+        }
+        free(data);
+    }
+    return NULL;
+}
+
+/* ---- the bootstrap ---- */
+/* One collective round: contribute len bytes, get every rank's contribution in rank order. */
+static uint8_t *round_trip(const void *src, uint32_t len, uint32_t *outlen) {
+    if (send_ctrl(CTRL_EXCH, src, len)) leave_job(1);
+    pthread_mutex_lock(&mlock);
+    while (!have_result) pthread_cond_wait(&mcond, &mlock);
+    uint8_t *r = result;
+    *outlen = result_len;
+    have_result = 0;
+    result = NULL;
+    pthread_mutex_unlock(&mlock);
+    return r;
+}
+
+static void udp_barrier(void) {
+    uint32_t n;
+    free(round_trip(NULL, 0, &n));
+}
+
+static void udp_exchange(const void *src, size_t len, void *dst) {
+    uint32_t n;
+    uint8_t *all = round_trip(src, (uint32_t)len, &n);
+    if (n != len * gasneti_nodes)
+        gasneti_fatalerror("udp-conduit: bootstrap exchange of %zu bytes per rank returned %u bytes", len, n);
+    if (n) memcpy(dst, all, n);
+    free(all);
+}
+
+static void udp_broadcast(void *buf, size_t len, gex_Rank_t root) {
+    uint32_t n; /* only the root contributes: the result is its bytes */
+    uint8_t *all = round_trip(gasneti_mynode == root ? buf : NULL, gasneti_mynode == root ? (uint32_t)len : 0, &n);
+    if (n != len) gasneti_fatalerror("udp-conduit: bootstrap broadcast of %zu bytes returned %u bytes", len, n);
+    if (gasneti_mynode != root && n) memcpy(buf, all, n);
+    free(all);
+}
+
+static void udp_exit_notify(int code, int collective) {
+    int32_t c = code;
+    send_ctrl(collective ? CTRL_EXITING : CTRL_ABORT, &c, sizeof(c));
+}
+
+static int udp_all_exiting(void) { return __atomic_load_n(&all_exiting_flag, __ATOMIC_ACQUIRE); }
+
+static int udp_abort_code(void) {
+    int c = __atomic_load_n(&abort_code_val, __ATOMIC_ACQUIRE);
+    return c < 0 ? 1 : c;
+}
+
+static gasneti_bootstrap_t udp_boot = {"udp-control", udp_barrier, udp_exchange, udp_broadcast, udp_exit_notify,
+                                       udp_all_exiting, udp_abort_code, jobid};
+
+/* ---- start-up ---- */
+static void self_spawn(int *argc, char ***argv) {
+    const char *n = *argc > 1 ? (*argv)[1] : NULL;
+    char *end = NULL;
+    long nranks = n ? strtol(n, &end, 10) : 0;
+    if (!n || *end || end == n || nranks < 1 || nranks > 1000000)
+        gasneti_launch_error("udp-conduit: run this program as `%s N args...` (N: the number of processes), or with "
+                             "`amudprun -np N %s args...`",
+                             *argc > 0 ? (*argv)[0] : "prog", *argc > 0 ? (*argv)[0] : "prog");
+    char exe[4096];
+    ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (l <= 0) gasneti_launch_error("udp-conduit: cannot find this program (/proc/self/exe): %s", strerror(errno));
+    exe[l] = 0;
+    /* the ranks run this program with the arguments after N */
+    int cargc = *argc - 1;
+    char **cargv = calloc((size_t)cargc + 1, sizeof(char *));
+    cargv[0] = exe;
+    for (int i = 2; i < *argc; i++) cargv[i - 1] = (*argv)[i];
+    const char *spawn = gasneti_getenv("GASNET_SPAWNFN");
+    int rc = gasnetc_udp_launch((int)nranks, spawn && *spawn ? spawn : "L", cargc, cargv,
+                                gasneti_getenv_yesno("GASNET_VERBOSEENV", 0));
+    fflush(NULL);
+    _exit(rc);
+}
+
+static void connect_master(const char *master) {
+    char host[256];
+    const char *colon = strrchr(master, ':');
+    if (!colon || colon == master || (size_t)(colon - master) >= sizeof(host))
+        gasneti_launch_error("GASNET_UDP_MASTER=%s: expected host:port", master);
+    memcpy(host, master, (size_t)(colon - master));
+    host[colon - master] = 0;
+    struct addrinfo hints, *ai, *a;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    int rc = getaddrinfo(host, colon + 1, &hints, &ai);
+    if (rc) gasneti_launch_error("udp-conduit: the launcher's address %s: %s", master, gai_strerror(rc));
+    for (a = ai; a; a = a->ai_next) {
+        ctrl = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (ctrl >= 0 && !connect(ctrl, a->ai_addr, a->ai_addrlen)) break;
+        if (ctrl >= 0) close(ctrl);
+        ctrl = -1;
+    }
+    int err = errno;
+    freeaddrinfo(ai);
+    if (ctrl < 0) gasneti_launch_error("udp-conduit: cannot connect to the launcher at %s: %s", master, strerror(err));
+    int one = 1;
+    setsockopt(ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    gasnetc_udp_ctrl_addrlen = sizeof(gasnetc_udp_ctrl_addr);
+    getsockname(ctrl, (struct sockaddr *)&gasnetc_udp_ctrl_addr, &gasnetc_udp_ctrl_addrlen);
+}
+
+static uint64_t read_key(void) {
+    const char *k = getenv("GASNET_UDP_KEY");
+    char line[64];
+    if (k && *k) {
+        snprintf(line, sizeof(line), "%s", k);
+        unsetenv("GASNET_UDP_KEY"); /* not for the client's own children */
+    } else if (getenv("GASNET_UDP_KEY_STDIN")) {
+        size_t n = 0; /* byte by byte: nothing after the line is taken from stdin */
+        while (n < sizeof(line) - 1 && read(0, &line[n], 1) == 1 && line[n] != '\n') n++;
+        line[n] = 0;
+        unsetenv("GASNET_UDP_KEY_STDIN");
+    } else {
+        gasneti_launch_error("udp-conduit: started by a launcher (GASNET_UDP_MASTER is set) but given no job key");
+    }
+    char *end;
+    uint64_t key = strtoull(line, &end, 16);
+    if (end == line || *end) gasneti_launch_error("udp-conduit: the job key from the launcher is malformed");
+    return key;
+}
+
+/* variables that describe the process's own host or shell, not the job: kept as they are */
+static int host_specific(const char *name) {
+    static const char *const keep[] = {"HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_", "SSH_CLIENT", "SSH_CONNECTION",
+                                       "SSH_TTY", "SSH_AUTH_SOCK"};
+    for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+        if (!strcmp(name, keep[i])) return 1;
+    return 0;
+}
+
+/* The launcher's environment (ranks started by ssh or a custom command): every variable
+ * is set here, replacing what the remote shell gave, except those host_specific() keeps. */
+static void apply_environment(const uint8_t *blob, uint32_t len) {
+    for (uint32_t off = 0; off < len;) {
+        const char *e = (const char *)blob + off;
+        size_t l = strnlen(e, len - off);
+        off += (uint32_t)l + 1;
+        const char *eq = memchr(e, '=', l);
+        if (!eq || eq == e) continue;
+        char name[256];
+        size_t nl = (size_t)(eq - e);
+        if (nl >= sizeof(name)) continue;
+        memcpy(name, e, nl);
+        name[nl] = 0;
+        if (!strncmp(name, "GASNET_UDP_", 11)) continue; /* ours to set, not the launcher's */
+        if (host_specific(name)) continue;
+        char *val = strndup(eq + 1, l - nl - 1);
+        if (val) setenv(name, val, 1), free(val);
+    }
+}
+
 gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
-    (void)argc, (void)argv;
-    gasneti_launch_error("udp-conduit: job start not written yet");
+    const char *master = getenv("GASNET_UDP_MASTER");
+    if (!master || !*master) {
+        if (!argc || !argv) gasneti_launch_error("udp-conduit: start this program with amudprun -np N prog args...");
+        self_spawn(argc, argv);
+    }
+    const char *rs = getenv("GASNET_UDP_RANK");
+    char *end = NULL;
+    long rank = rs ? strtol(rs, &end, 10) : -1;
+    if (!rs || *end || rank < 0) gasneti_launch_error("udp-conduit: GASNET_UDP_RANK=%s is not a rank", rs ? rs : "");
+    gasnetc_udp_key = read_key();
+    char m[300];
+    snprintf(m, sizeof(m), "%s", master);
+    unsetenv("GASNET_UDP_MASTER"); /* a GASNet program the client starts is not a rank of this job */
+    unsetenv("GASNET_UDP_RANK");
+    connect_master(m);
+    ctrl_hello_t hello = {gasnetc_udp_key, (uint32_t)rank, 0};
+    if (send_ctrl(CTRL_HELLO, &hello, sizeof(hello)))
+        gasneti_launch_error("udp-conduit: the launcher at %s closed the connection", m);
+    ctrl_hdr_t h;
+    uint8_t *data;
+    if (recv_ctrl(&h, &data) || h.type != CTRL_INIT || h.len < 4 + sizeof(jobid))
+        gasneti_launch_error("udp-conduit: the launcher at %s refused rank %ld (a stale launcher, or a wrong key)", m,
+                             rank);
+    uint32_t n;
+    memcpy(&n, data, 4);
+    memcpy(jobid, data + 4, sizeof(jobid) - 1);
+    free(data);
+    if (recv_ctrl(&h, &data) || h.type != CTRL_ENV) gasneti_launch_error("udp-conduit: the launcher at %s went away", m);
+    apply_environment(data, h.len);
+    free(data);
+    if ((uint32_t)rank >= n) gasneti_launch_error("udp-conduit: rank %ld of a job of %u", rank, n);
+    gasneti_mynode = (gex_Rank_t)rank;
+    gasneti_nodes = (gex_Rank_t)n;
+    pthread_t t;
+    if (pthread_create(&t, NULL, control_thread, NULL))
+        gasneti_launch_error("udp-conduit: cannot start the control thread: %s", strerror(errno));
+    pthread_detach(t);
+    return &udp_boot;
 }

@@ -102,8 +102,13 @@ always)
         grep -q -- "$var" "$err" || { bad "$name: the message does not name $var"; return; }
         echo "ok   $name: status $st: $(head -1 "$err")"
     }
+    # a job of 0 processes: smp's job size is GASNET_PSHM_NODES, udp's the launcher's -np
+    case "$CONDUIT" in
+        udp) zero_var=-np ;;
+        *) zero_var=GASNET_PSHM_NODES ;;
+    esac
     run_job 0 ok
-    check_launch_error "GASNET_PSHM_NODES=0" GASNET_PSHM_NODES 1 $?
+    check_launch_error "job size 0" "$zero_var" 1 $?
     GASNET_PSHM_LANES_MAX=-1 run_job 2 ok
     check_launch_error "GASNET_PSHM_LANES_MAX=-1, 2 ranks" GASNET_PSHM_LANES_MAX 1 $?
     GASNET_MAX_SEGSIZE=100000GB run_job 1 bigseg
