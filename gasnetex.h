@@ -1,8 +1,9 @@
 /* gasnetex.h: the GASNet-EX client API (spec: gasnet-ex-api-v0.8).
  * Layer: public. Object creation and queries are declared here; Active Messages are
  * in gasneti_am_api.h and RMA/events/barrier in gasnete_rma_api.h, both included below.
- * VIS is in gasnet_vis.h. Not yet available (their headers fail at compile time with a
- * message): collectives other than gex_Coll_BarrierNB, remote atomics, memory kinds. */
+ * VIS is in gasnet_vis.h, remote atomics in gasnet_ratomic.h. Not yet available (their
+ * headers fail at compile time with a message): collectives other than
+ * gex_Coll_BarrierNB, memory kinds. */
 #ifndef GASNETEX_H
 #define GASNETEX_H
 

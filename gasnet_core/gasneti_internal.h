@@ -100,6 +100,8 @@ enum {
     GASNETI_HIDX_AMRMA_PUT_REP,
     GASNETI_HIDX_AMRMA_GET_REQ,
     GASNETI_HIDX_AMRMA_GET_REP,
+    GASNETI_HIDX_AMO_REQ,
+    GASNETI_HIDX_AMO_REP,
     GASNETI_HIDX_LAST
 };
 #define GASNETI_NARGS_ANY (~0u) /* legacy registrations: any argument count */

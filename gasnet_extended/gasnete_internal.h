@@ -70,6 +70,13 @@ extern int gasnete_amrma_put(gex_Rank_t jobrank, void *dest, const void *src, si
 extern int gasnete_amrma_get(void *dest, gex_Rank_t jobrank, void *src, size_t n, gasneti_counter_t *done,
                              gex_Flags_t flags);
 
+/* remote atomics done by AM (gasnete_ratomic.c), registered with the handlers above */
+extern void gasnete_amo_req_handler(gex_Token_t t, gex_AM_Arg_t ahi, gex_AM_Arg_t alo, gex_AM_Arg_t code,
+                                    gex_AM_Arg_t a1hi, gex_AM_Arg_t a1lo, gex_AM_Arg_t a2hi, gex_AM_Arg_t a2lo,
+                                    gex_AM_Arg_t rhi, gex_AM_Arg_t rlo, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
+extern void gasnete_amo_rep_handler(gex_Token_t t, gex_AM_Arg_t vhi, gex_AM_Arg_t vlo, gex_AM_Arg_t rhi,
+                                    gex_AM_Arg_t rlo, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
+
 /* pointers travel in two 32-bit handler arguments */
 #define GASNETE_HI(p) ((gex_AM_Arg_t)(uint32_t)((uint64_t)(uintptr_t)(p) >> 32))
 #define GASNETE_LO(p) ((gex_AM_Arg_t)(uint32_t)(uintptr_t)(p))

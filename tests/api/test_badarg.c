@@ -27,11 +27,13 @@
  *   prepare-least      (every build) gex_AM_PrepareRequestMedium with least_payload above the maximum
  *   vis-length         gex_VIS_VectorPutBlocking with 16 destination bytes and 24 source bytes
  *   vis-segment        gex_VIS_StridedPutBlocking whose last row lies past the end of a peer's segment
+ *   ad-op              gex_AD_OpNB_U64 with GEX_OP_FSUB on a domain created for GEX_OP_FADD only
  *   nargs-300          (every build) 300 handler arguments, through the array entry point
  *                      behind gex_AM_RequestShort (the numbered forms cannot pass more than 16)
  * Rank 0 misbehaves; the other ranks wait in a barrier.  Prints "BADVALUE=<value>" on
  * stdout first for the driver.  Layer: tests (public API only). */
 #include "test_util.h"
+#include <gasnet_ratomic.h>
 #include <gasnet_vis.h>
 
 static gex_AM_Index_t h_short1 = 200, h_reply2 = 202, h_inh = 203, h_rep = 204, h_inh_get = 205, h_inh_ev = 206;
@@ -227,6 +229,13 @@ int main(int argc, char **argv) {
             size_t cnt[1] = {2};
             ptrdiff_t sst[1] = {0};
             gex_VIS_StridedPutBlocking(test_tm, peer, peer_base, st, buf, sst, 8, cnt, 1, 0);
+        } else if (!strcmp(mode, "ad-op")) {
+            gex_AD_t ad;
+            gex_AD_Create(&ad, test_tm, GEX_DT_U64, GEX_OP_FADD, 0);
+            printf("BADVALUE=0x%x\n", (unsigned)GEX_OP_FSUB);
+            fflush(stdout);
+            uint64_t v;
+            gex_Event_Wait(gex_AD_OpNB_U64(ad, &v, peer, peer_base, GEX_OP_FSUB, 1, 0, 0));
         } else if (!strcmp(mode, "nargs-300")) {
             printf("BADVALUE=300\n");
             fflush(stdout);

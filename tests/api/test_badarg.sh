@@ -80,7 +80,8 @@ debug)
                 region-end:gex_NBI_EndAccessRegion region-nbi:gex_NBI_Wait leaf-all:gex_Event_QueryLeaf \
                 event-in-handler:gex_Event_Wait prepare-nested:gex_AM_PrepareRequestMedium \
                 prepare-between:gex_RMA_PutBlocking srcdesc-noop:gex_AM_SrcDescAddr reply-hsl:gex_AM_ReplyShort \
-                vis-length:gex_VIS_VectorPutBlocking vis-segment:gex_VIS_StridedPutBlocking; do
+                vis-length:gex_VIS_VectorPutBlocking vis-segment:gex_VIS_StridedPutBlocking \
+                ad-op:gex_AD_OpNB; do
         check_misuse "$spec"
     done
     ;;

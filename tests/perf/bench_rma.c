@@ -18,6 +18,9 @@
  *                   gex_Client_Init, so the program first runs itself again (a job of its
  *                   own, before its own starts) with GASNET_RMA_NBRHD_BYPASS=0 and
  *                   BENCH_RMA_AMBASED=1, which runs these two figures only.
+ *   amo_fadd_nbr    gex_AD_OpNB_U64 FADD of 1 on a location in rank 1's segment (a
+ *                   neighbor: one CPU atomic), event waited for; ns per operation
+ *                   (target <= 50 ns).
  * Only rank 0 times; rank 1 waits in a barrier and checks what arrived. Baseline and
  * library runs alternate; each figure is the best of BENCH_RUNS runs. */
 #ifndef _GNU_SOURCE
@@ -25,6 +28,7 @@
 #endif
 #include "bench_util.h"
 
+#include <gasnet_ratomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +46,8 @@
 #define NBI_BATCHES 5000L                 /* per run, same-host path */
 #define NBI_BATCHES_AM 100L               /* per run, AM-based path */
 #define NBI_TARGET 1.05                   /* same-host: both are stores; the one wait is amortized */
+#define AMO_ITERS 2000000L
+#define AMO_TARGET_NS 50.0
 #define NBI_TARGET_AM 0.5                 /* AM-based: overlapping puts beats one round trip each */
 
 static uint64_t slot_pattern(unsigned k) { return 0x0101010101010101u * (k & 0xff) ^ 0xfeedfaceu; }
@@ -192,6 +198,21 @@ static void check_bw_landed(const bench_job_t *j) {
     bench_barrier(j);
 }
 
+static double amo_run(const bench_job_t *j, gex_AD_t ad) {
+    uint64_t *loc = (uint64_t *)j->peer_seg + WIN_SLOTS; /* just past the put8 window */
+    bench_barrier(j);
+    double ns = 0;
+    if (j->me == 0) {
+        uint64_t v = 0, t0 = bench_now_ns();
+        for (long i = 0; i < AMO_ITERS; i++) gex_Event_Wait(gex_AD_OpNB_U64(ad, &v, 1, loc, GEX_OP_FADD, 1, 0, 0));
+        ns = (double)(bench_now_ns() - t0) / AMO_ITERS;
+        gex_Event_Wait(gex_AD_OpNB_U64(ad, &v, 1, loc, GEX_OP_FADD, 0, 0, 0));
+        if (v % AMO_ITERS) bench_fail(j, "FADD: the counter is not a multiple of the adds");
+    }
+    bench_barrier(j);
+    return ns;
+}
+
 int main(int argc, char **argv) {
     bench_job_t job, *j = &job;
     const int ambased = getenv("BENCH_RMA_AMBASED") != NULL;
@@ -241,6 +262,19 @@ int main(int argc, char **argv) {
         bench_ratio("put_bw_1MiB_vs_memcpy", bw_put / bw_mem, 0, BW_TARGET);
     }
     nbi_vs_blocking(j, NBI_BATCHES, "", NBI_TARGET);
+    gex_AD_t ad;
+    gex_AD_Create(&ad, j->tm, GEX_DT_U64, GEX_OP_FADD, GEX_FLAG_AD_FAVOR_MY_NBRHD);
+    double amo = 1e30;
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double a = amo_run(j, ad);
+        if (a < amo) amo = a;
+    }
+    if (j->me == 0) {
+        bench_print("amo_fadd_nbr", amo, "ns");
+        bench_ratio("amo_fadd_nbr_ns", amo, 1, AMO_TARGET_NS);
+    }
+    bench_barrier(j);
+    gex_AD_Destroy(ad);
     free(src);
     free(dst);
     if (am_status != 0 && am_status != 77) {

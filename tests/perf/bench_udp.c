@@ -7,6 +7,8 @@
  *                     127.0.0.1, each side busy-polling recv().
  *   am_short_rtt      gex_AM_RequestShort0, the handler replies with gex_AM_ReplyShort0,
  *                     the initiator polls. Target <= 1.3 x raw_udp_rtt.
+ *   amo_fadd_rtt      gex_AD_OpNB_U64 FADD on the peer's segment, waited for (a remote
+ *                     atomic is one AM round trip). Target <= 1.2 x am_short_rtt.
  *   am_medium8k_rtt, am_medium64k_rtt   8 KiB and 64 KiB Medium request, Short reply (a
  *                     64 KiB Medium is two datagrams, reassembled by the core).
  *   raw_udp_stream_bw baseline: 64 x 1 MiB sent as 65000-byte datagrams from one socket to
@@ -27,6 +29,8 @@
 #define _GNU_SOURCE
 #endif
 #include "bench_util.h"
+
+#include <gasnet_ratomic.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -161,6 +165,20 @@ static double am_rtt(size_t med) {
     return (double)(bench_now_ns() - t0) / (double)iters / 1000.0;
 }
 
+static gex_AD_t g_ad;
+static double amo_rtt(void) {
+    bench_barrier(&J);
+    uint64_t t0 = bench_now_ns(), v = 0;
+    if (J.me == 0) {
+        for (long i = 0; i < RTT_ITERS; i++)
+            gex_Event_Wait(gex_AD_OpNB_U64(g_ad, &v, J.peer, J.peer_seg, GEX_OP_FADD, 1, 0, 0));
+        if (v + 1 < (uint64_t)RTT_ITERS) bench_fail(&J, "FADD fetched a wrong value");
+    }
+    double us = (double)(bench_now_ns() - t0) / RTT_ITERS / 1000.0;
+    bench_barrier(&J); /* rank 1 polls in the barrier, serving the atomics */
+    return us;
+}
+
 static double raw_stream_bw(void) {
     size_t total = (size_t)PUT_BYTES * PUT_COUNT, window = (size_t)g_rcvbuf / 2;
     if (window > STREAM_ACK_EVERY * 4) window = STREAM_ACK_EVERY * 4;
@@ -267,12 +285,16 @@ int main(int argc, char **argv) {
     }
     raw_open();
 
-    double raw = 1e300, am = 1e300, m8 = 1e300, m64 = 1e300;
+    gex_AD_Create(&g_ad, J.tm, GEX_DT_U64, GEX_OP_FADD, GEX_FLAG_AD_FAVOR_REMOTE);
+    double raw = 1e300, am = 1e300, m8 = 1e300, m64 = 1e300, amo = 1e300;
     for (int r = 0; r < 3 * BENCH_RUNS; r++) {
         double v = raw_rtt();
         if (v < raw) raw = v;
         v = am_rtt(0);
         if (v < am) am = v;
+        memset(J.my_seg, 0, 8);
+        v = amo_rtt();
+        if (v < amo) amo = v;
         v = am_rtt(8192);
         if (v < m8) m8 = v;
         v = am_rtt(65536);
@@ -284,6 +306,8 @@ int main(int argc, char **argv) {
         bench_print("raw_udp_rtt", raw, "us");
         bench_print("am_short_rtt", am, "us");
         bench_ratio("am_short_rtt_vs_raw_udp", am / raw, 1, 1.3);
+        bench_print("amo_fadd_rtt", amo, "us");
+        bench_ratio("amo_fadd_rtt_vs_am_short_rtt", amo / am, 1, 1.2);
         bench_print("am_medium8k_rtt", m8, "us");
         bench_print("am_medium64k_rtt", m64, "us");
         bench_print("raw_udp_stream_bw", rawbw, "MiB/s");
