@@ -1,8 +1,8 @@
 /* gasnet.h: the legacy GASNet-1 API (spec: gasnet-1-spec-v1.8.1), built on gasnetex.h.
  * Layer: public. Present so far: init/attach, job queries, segment info, AMs, HSLs,
  * barriers, blocking/NB/NBI put and get with their syncs, memset, no-interrupt
- * sections, the value forms, access regions. Not yet: the GASNet-1 VIS prototype
- * (gasnet_{put,get}{v,i,s}); gasnet_vis.h has the gex_VIS_* calls. */
+ * sections, the value forms, access regions. The GASNet-1 VIS prototype
+ * (gasnet_{put,get}{v,i,s}) is in gasnet_vis.h with the gex_VIS_* calls. */
 #ifndef GASNET_H
 #define GASNET_H
 

@@ -77,6 +77,12 @@ extern void gasnete_amo_req_handler(gex_Token_t t, gex_AM_Arg_t ahi, gex_AM_Arg_
 extern void gasnete_amo_rep_handler(gex_Token_t t, gex_AM_Arg_t vhi, gex_AM_Arg_t vlo, gex_AM_Arg_t rhi,
                                     gex_AM_Arg_t rlo, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
 
+/* VIS packets (gasnete_vis.c) */
+extern void gasnete_vis_put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
+extern void gasnete_vis_put_rep_handler(gex_Token_t t, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
+extern void gasnete_vis_get_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
+extern void gasnete_vis_get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
+
 /* pointers travel in two 32-bit handler arguments */
 #define GASNETE_HI(p) ((gex_AM_Arg_t)(uint32_t)((uint64_t)(uintptr_t)(p) >> 32))
 #define GASNETE_LO(p) ((gex_AM_Arg_t)(uint32_t)(uintptr_t)(p))

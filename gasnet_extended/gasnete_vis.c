@@ -6,12 +6,55 @@
  * NB RMA, up to VIS_INFLIGHT at once, and all are synchronized before return (an NB call
  * then returns GEX_EVENT_INVALID, which the spec allows: the operation completed at
  * initiation). Pieces of an NBI call are NBI RMA, so they join the thread's NBI counts or
- * the open access region like any other NBI put/get. */
+ * the open access region like any other NBI put/get.
+ *
+ * Packing: to a peer reached through the network (not a load/store neighbor), pieces of at
+ * most GASNET_VIS_AMPIPE_MAX bytes (default 8192; GASNET_VIS_AMPIPE=0 turns packing off)
+ * are not sent one RMA each but packed, as (address, length[, data]) entries, into AM
+ * Mediums of up to one network message: a put's packet carries the data and the target
+ * copies it into place; a get's packet carries the list, and the reply carries the bytes,
+ * which the initiator scatters with the list it kept. Several packets are in flight at
+ * once (the conduit's window is the limit); each counts in the call's completion like a
+ * piece. */
 #include "gasnete_internal.h"
 #include <gasnet_vis.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define VIS_INFLIGHT 64 /* NB pieces outstanding before the initiator waits for them */
+
+/* one entry of a packet: the target address and length, then (put) the bytes, padded to 8 */
+typedef struct {
+    uint64_t addr;
+    uint64_t len;
+} vis_entry_t;
+#define VIS_PAD8(n) (((n) + 7) & ~(size_t)7)
+
+/* the initiator's side of a get packet: where each entry's bytes go */
+typedef struct {
+    gasneti_counter_t *done;
+    size_t n;
+    gex_Memvec_t e[];
+} vis_getdesc_t;
+
+static int vis_pack_on = -1; /* GASNET_VIS_AMPIPE, read at the first call */
+static size_t vis_pack_max;  /* GASNET_VIS_AMPIPE_MAX */
+
+static void vis_pack_config(void) {
+    if (__atomic_load_n(&vis_pack_on, __ATOMIC_ACQUIRE) >= 0) return;
+    int64_t mx = gasneti_getenv_int("GASNET_VIS_AMPIPE_MAX", 8192);
+    if (mx < 0) gasneti_fatalerror("GASNET_VIS_AMPIPE_MAX=%lld: must be >= 0", (long long)mx);
+    vis_pack_max = (size_t)mx;
+    __atomic_store_n(&vis_pack_on, gasneti_getenv_yesno("GASNET_VIS_AMPIPE", 1), __ATOMIC_RELEASE);
+}
+
+/* a packet's size: one network message of the conduit (no fragmentation), at most the
+ * largest Medium either way */
+static size_t vis_packet_cap(void) {
+    size_t cap = gasneti_am_max_medium;
+    if (GASNETC_NET_MEDIUM < cap) cap = GASNETC_NET_MEDIUM;
+    return cap;
+}
 
 typedef struct {
     int mode, is_put;
@@ -22,10 +65,20 @@ typedef struct {
     const char *call;  /* the VIS call, for debug-build messages */
     size_t nev;
     gex_Event_t ev[VIS_INFLIGHT];
+    /* packing (pack != 0): the packet being filled and where packets count */
+    int pack;
+    gex_Rank_t jr;
+    size_t cap, used, reply_bytes; /* reply_bytes: a get packet's reply so far */
+    uint8_t *buf;
+    vis_getdesc_t *gd;
+    gasneti_counter_t own;  /* Blocking/NB: packets in flight */
+    gasneti_counter_t *done; /* &own, or the NBI put/get count */
 } vis_ctx_t;
 
 static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags,
                      const char *call) {
+    int lc_now = (mode & GASNETE_VIS_LC_NOW) != 0; /* GASNet-1 non-bulk NBI put: source free at return */
+    mode &= ~GASNETE_VIS_LC_NOW;
     c->call = call;
     c->mode = mode;
     c->is_put = is_put;
@@ -34,13 +87,123 @@ static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t
     /* IMMEDIATE: a VIS call may always proceed; LEAF_LC is about the VIS call, not its pieces */
     c->flags = flags & ~(GEX_FLAG_IMMEDIATE | GEX_FLAG_ENABLE_LEAF_LC);
     c->lc = (mode == GASNETE_VIS_NBI && (flags & GEX_FLAG_ENABLE_LEAF_LC)) ? GEX_EVENT_GROUP : GEX_EVENT_DEFER;
+    if (lc_now) c->lc = GEX_EVENT_NOW;
     c->nev = 0;
+    vis_pack_config();
+    c->jr = gasneti_tm_jobrank(tm, rank);
+    c->pack = vis_pack_on && vis_pack_max && gasneti_peerseg[c->jr]._nbr_delta == GASNETI_NOT_NBR;
+    c->cap = vis_packet_cap();
+    c->used = c->reply_bytes = 0;
+    c->buf = NULL;
+    c->gd = NULL;
+    gasneti_atomic_set(&c->own, 0);
+    c->done = mode == GASNETE_VIS_NBI ? gasnete_nbi_counter(is_put ? GASNETE_NBI_PUT : GASNETE_NBI_GET) : &c->own;
+}
+
+/* ---- packets ---- */
+
+void gasnete_vis_put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo) {
+    for (size_t off = 0; off + sizeof(vis_entry_t) <= n;) {
+        vis_entry_t h;
+        memcpy(&h, (uint8_t *)buf + off, sizeof h);
+        off += sizeof h;
+        memcpy((void *)(uintptr_t)h.addr, (uint8_t *)buf + off, (size_t)h.len);
+        off += VIS_PAD8((size_t)h.len);
+    }
+    gex_AM_ReplyShort2(t, GASNETI_HIDX_VIS_PUT_REP, 0, dhi, dlo);
+}
+
+void gasnete_vis_put_rep_handler(gex_Token_t t, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo) {
+    (void)t;
+    gasneti_counter_done((gasneti_counter_t *)GASNETE_PTR(dhi, dlo));
+}
+
+void gasnete_vis_get_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo) {
+    size_t total = 0;
+    for (size_t off = 0; off + sizeof(vis_entry_t) <= n; off += sizeof(vis_entry_t)) {
+        vis_entry_t h;
+        memcpy(&h, (uint8_t *)buf + off, sizeof h);
+        total += (size_t)h.len;
+    }
+    uint8_t *out = malloc(total ? total : 1);
+    if (!out) gasneti_fatalerror("VIS: out of memory for a %zu-byte reply", total);
+    size_t pos = 0;
+    for (size_t off = 0; off + sizeof(vis_entry_t) <= n; off += sizeof(vis_entry_t)) {
+        vis_entry_t h;
+        memcpy(&h, (uint8_t *)buf + off, sizeof h);
+        memcpy(out + pos, (void *)(uintptr_t)h.addr, (size_t)h.len);
+        pos += (size_t)h.len;
+    }
+    gex_AM_ReplyMedium2(t, GASNETI_HIDX_VIS_GET_REP, out, total, GEX_EVENT_NOW, 0, dhi, dlo);
+    free(out);
+}
+
+void gasnete_vis_get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo) {
+    (void)t;
+    vis_getdesc_t *d = GASNETE_PTR(dhi, dlo);
+    size_t pos = 0;
+    for (size_t i = 0; i < d->n && pos < n; i++) {
+        memcpy(d->e[i].gex_addr, (uint8_t *)buf + pos, d->e[i].gex_len);
+        pos += d->e[i].gex_len;
+    }
+    gasneti_counter_t *done = d->done;
+    free(d);
+    gasneti_counter_done(done);
+}
+
+static void vis_flush(vis_ctx_t *c) {
+    if (!c->used) return;
+    gex_AM_Arg_t args[2];
+    if (c->is_put) {
+        args[0] = GASNETE_HI(c->done), args[1] = GASNETE_LO(c->done);
+    } else {
+        args[0] = GASNETE_HI(c->gd), args[1] = GASNETE_LO(c->gd);
+    }
+    gasneti_counter_add(c->done);
+    gasneti_am_msg_t m = {c->jr, GASNETI_AM_MEDIUM, 1, 2, c->is_put ? GASNETI_HIDX_VIS_PUT_REQ : GASNETI_HIDX_VIS_GET_REQ,
+                          0, args, c->buf, c->used, NULL};
+    gasneti_am_send(&m, GEX_EVENT_NOW); /* the payload is copied: the packet buffer is free again */
+    c->used = c->reply_bytes = 0;
+    c->gd = NULL;
+}
+
+/* Adds one piece to the packet (sending the packet first if it is full). */
+static void vis_pack(vis_ctx_t *c, void *local, void *remote, size_t n) {
+    size_t need = sizeof(vis_entry_t) + (c->is_put ? VIS_PAD8(n) : 0);
+    if (c->used + need > c->cap || (!c->is_put && c->reply_bytes + n > c->cap)) vis_flush(c);
+    if (!c->buf) {
+        c->buf = malloc(c->cap);
+        if (!c->buf) gasneti_fatalerror("%s: out of memory for a packet", c->call);
+    }
+    if (!c->is_put && !c->gd) {
+        size_t most = c->cap / sizeof(vis_entry_t);
+        c->gd = malloc(sizeof(vis_getdesc_t) + most * sizeof(gex_Memvec_t));
+        if (!c->gd) gasneti_fatalerror("%s: out of memory for a packet", c->call);
+        c->gd->done = c->done;
+        c->gd->n = 0;
+    }
+    vis_entry_t h = {(uint64_t)(uintptr_t)remote, (uint64_t)n};
+    memcpy(c->buf + c->used, &h, sizeof h);
+    c->used += sizeof h;
+    if (c->is_put) {
+        memcpy(c->buf + c->used, local, n);
+        c->used += VIS_PAD8(n);
+    } else {
+        c->gd->e[c->gd->n].gex_addr = local;
+        c->gd->e[c->gd->n].gex_len = n;
+        c->gd->n++;
+        c->reply_bytes += n;
+    }
 }
 
 /* one contiguous piece: local is on this process, remote at c->rank */
 static void vis_piece(vis_ctx_t *c, void *local, void *remote, size_t n) {
     /* the RMA call checks the piece too, but naming the VIS call tells the client which one */
     GASNETI_CHECK_RMA(c->tm, c->rank, remote, n, c->flags, c->call);
+    if (c->pack && n <= vis_pack_max && n + sizeof(vis_entry_t) <= c->cap) {
+        vis_pack(c, local, remote, n);
+        return;
+    }
     if (c->mode == GASNETE_VIS_NBI) {
         if (c->is_put) (void)gex_RMA_PutNBI(c->tm, c->rank, remote, local, n, c->lc, c->flags);
         else (void)gex_RMA_GetNBI(c->tm, local, c->rank, remote, n, c->flags);
@@ -57,8 +220,12 @@ static void vis_piece(vis_ctx_t *c, void *local, void *remote, size_t n) {
 }
 
 static gex_Event_t vis_finish(vis_ctx_t *c) {
+    vis_flush(c);
+    free(c->buf);
+    c->buf = NULL;
     if (c->nev) gex_Event_WaitAll(c->ev, c->nev, 0);
     c->nev = 0;
+    while (gasneti_atomic_read(&c->own)) gasneti_AMPoll(); /* packets of a Blocking/NB call */
     return GEX_EVENT_INVALID;
 }
 
@@ -184,4 +351,24 @@ gex_Event_t gasnete_vis_strided(int mode, int is_put, gex_TM_t tm, gex_Rank_t ra
     }
     if (idx != idx_stack) free(idx);
     return vis_finish(&c);
+}
+
+/* GASNet-1 prototype strided form: count[0] contiguous bytes, count[1..levels] counts,
+ * non-negative strides */
+gex_Event_t gasnete_vis_strided_legacy(int mode, int is_put, gex_Rank_t node, void *dstaddr, const size_t dststrides[],
+                                       void *srcaddr, const size_t srcstrides[], const size_t count[],
+                                       size_t stridelevels, const char *call) {
+    ptrdiff_t ds_stack[16], ss_stack[16];
+    ptrdiff_t *ds = stridelevels <= 16 ? ds_stack : malloc(stridelevels * sizeof *ds);
+    ptrdiff_t *ss = stridelevels <= 16 ? ss_stack : malloc(stridelevels * sizeof *ss);
+    if (!ds || !ss) gasneti_fatalerror("%s: out of memory for %zu stride levels", call, stridelevels);
+    for (size_t k = 0; k < stridelevels; k++) {
+        ds[k] = (ptrdiff_t)dststrides[k];
+        ss[k] = (ptrdiff_t)srcstrides[k];
+    }
+    gex_Event_t ev = gasnete_vis_strided(mode, is_put, gasneti_tm0, node, dstaddr, ds, srcaddr, ss, count[0], count + 1,
+                                         stridelevels, 0, call);
+    if (ds != ds_stack) free(ds);
+    if (ss != ss_stack) free(ss);
+    return ev;
 }

@@ -3,7 +3,9 @@
  * segmentations) against a reference computed here byte by byte, plus a few 4 MiB 2-D
  * transfers. Each rank puts into its right neighbor's area P (written by nobody else)
  * and gets from the neighbor's area G (a known pattern). Checks the bytes around every
- * transfer too. Layer: tests (public API only). Run also with GASNET_RMA_NBRHD_BYPASS=0. */
+ * transfer too; then the GASNet-1 prototype forms gasnet_{put,get}{v,i,s}[_nb|_nbi][_bulk].
+ * Layer: tests (public API only). Run also with GASNET_RMA_NBRHD_BYPASS=0 (AM-based, and
+ * small pieces packed into AM Mediums) and with GASNET_VIS_AMPIPE=0 (no packing). */
 #include "test_util.h"
 #include <gasnet_vis.h>
 
@@ -257,6 +259,97 @@ static void test_indexed(void) {
             }
 }
 
+/* the GASNet-1 prototype forms (blocking, _nb, _nbi; bulk and not) on the same references */
+static void legacy_sync(int m, gasnet_handle_t h, int is_put) {
+    if (m == 1) gasnet_wait_syncnb(h);
+    if (m == 2) {
+        if (is_put) gasnet_wait_syncnbi_puts();
+        else gasnet_wait_syncnbi_gets();
+    }
+}
+static void test_legacy_forms(void) {
+    static gex_Memvec_t dv[MAXV], sv[MAXV];
+    static void *dl[MAXV * 8], *sl[MAXV * 8];
+    char what[160];
+    gasnet_node_t node = (gasnet_node_t)gex_TM_TranslateRankToJobrank(test_tm, right);
+    for (int m = 0; m < 3; m++)
+        for (int bulk = 0; bulk < 2; bulk++)
+            for (int i = 0; i < 6; i++) {
+                gasnet_handle_t h = GASNET_INVALID_HANDLE;
+                size_t total = 1 + rnd(20000), lo = SIZE_MAX, hi = 0;
+                /* putv / getv */
+                snprintf(what, sizeof what, "gasnet_putv mode %d bulk %d #%d", m, bulk, i);
+                size_t dc = gen_vec(dv, rseg, total, boff_d, AREA), sc = gen_vec(sv, src, total, boff_s, AREA);
+                if (m == 0) { if (bulk) gasnet_putv_bulk(node, dc, dv, sc, sv); else gasnet_putv(node, dc, dv, sc, sv); }
+                else if (m == 1) h = bulk ? gasnet_putv_nb_bulk(node, dc, dv, sc, sv) : gasnet_putv_nb(node, dc, dv, sc, sv);
+                else { if (bulk) gasnet_putv_nbi_bulk(node, dc, dv, sc, sv); else gasnet_putv_nbi(node, dc, dv, sc, sv); }
+                legacy_sync(m, h, 1);
+                apply_ref(refP, src, total, &lo, &hi);
+                check_put(lo, hi, what);
+                snprintf(what, sizeof what, "gasnet_getv mode %d bulk %d #%d", m, bulk, i);
+                lo = SIZE_MAX, hi = 0;
+                dc = gen_vec(dv, dst, total, boff_d, AREA);
+                sc = gen_vec(sv, rseg + AREA, total, boff_s, AREA);
+                if (m == 0) { if (bulk) gasnet_getv_bulk(dc, dv, node, sc, sv); else gasnet_getv(dc, dv, node, sc, sv); }
+                else if (m == 1) h = bulk ? gasnet_getv_nb_bulk(dc, dv, node, sc, sv) : gasnet_getv_nb(dc, dv, node, sc, sv);
+                else { if (bulk) gasnet_getv_nbi_bulk(dc, dv, node, sc, sv); else gasnet_getv_nbi(dc, dv, node, sc, sv); }
+                legacy_sync(m, h, 0);
+                apply_ref(expect, refG, total, &lo, &hi);
+                check_get(lo, hi, what);
+                /* puti / geti: c entries of a bytes on both sides */
+                size_t a = 1 + rnd(300), c = 1 + rnd(MAXV);
+                snprintf(what, sizeof what, "gasnet_puti mode %d bulk %d #%d (%zu x %zu)", m, bulk, i, c, a);
+                lo = SIZE_MAX, hi = 0;
+                gen_idx(dl, rseg, c, a, boff_d);
+                gen_idx(sl, src, c, a, boff_s);
+                if (m == 0) { if (bulk) gasnet_puti_bulk(node, c, dl, a, c, sl, a); else gasnet_puti(node, c, dl, a, c, sl, a); }
+                else if (m == 1) h = bulk ? gasnet_puti_nb_bulk(node, c, dl, a, c, sl, a) : gasnet_puti_nb(node, c, dl, a, c, sl, a);
+                else { if (bulk) gasnet_puti_nbi_bulk(node, c, dl, a, c, sl, a); else gasnet_puti_nbi(node, c, dl, a, c, sl, a); }
+                legacy_sync(m, h, 1);
+                apply_ref(refP, src, a * c, &lo, &hi);
+                check_put(lo, hi, what);
+                snprintf(what, sizeof what, "gasnet_geti mode %d bulk %d #%d (%zu x %zu)", m, bulk, i, c, a);
+                lo = SIZE_MAX, hi = 0;
+                gen_idx(dl, dst, c, a, boff_d);
+                gen_idx(sl, rseg + AREA, c, a, boff_s);
+                if (m == 0) { if (bulk) gasnet_geti_bulk(c, dl, a, node, c, sl, a); else gasnet_geti(c, dl, a, node, c, sl, a); }
+                else if (m == 1) h = bulk ? gasnet_geti_nb_bulk(c, dl, a, node, c, sl, a) : gasnet_geti_nb(c, dl, a, node, c, sl, a);
+                else { if (bulk) gasnet_geti_nbi_bulk(c, dl, a, node, c, sl, a); else gasnet_geti_nbi(c, dl, a, node, c, sl, a); }
+                legacy_sync(m, h, 0);
+                apply_ref(expect, refG, a * c, &lo, &hi);
+                check_get(lo, hi, what);
+                /* puts / gets: count[0] bytes, count[1] x count[2] elements, size_t strides */
+                size_t cnt[3] = {1 + rnd(64), 1 + rnd(16), 1 + rnd(8)};
+                size_t dst_st[2], src_st[2];
+                dst_st[0] = cnt[0] + rnd(32); dst_st[1] = dst_st[0] * cnt[1] + rnd(64);
+                src_st[0] = cnt[0] + rnd(32); src_st[1] = src_st[0] * cnt[1] + rnd(64);
+                size_t doff = rnd(4096), soff = rnd(4096), nb = 0;
+                for (size_t z = 0; z < cnt[2]; z++)
+                    for (size_t y = 0; y < cnt[1]; y++)
+                        for (size_t x = 0; x < cnt[0]; x++, nb++) {
+                            boff_d[nb] = doff + z * dst_st[1] + y * dst_st[0] + x;
+                            boff_s[nb] = soff + z * src_st[1] + y * src_st[0] + x;
+                        }
+                snprintf(what, sizeof what, "gasnet_puts mode %d bulk %d #%d", m, bulk, i);
+                lo = SIZE_MAX, hi = 0;
+                if (m == 0) { if (bulk) gasnet_puts_bulk(node, rseg + doff, dst_st, src + soff, src_st, cnt, 2); else gasnet_puts(node, rseg + doff, dst_st, src + soff, src_st, cnt, 2); }
+                else if (m == 1) h = bulk ? gasnet_puts_nb_bulk(node, rseg + doff, dst_st, src + soff, src_st, cnt, 2) : gasnet_puts_nb(node, rseg + doff, dst_st, src + soff, src_st, cnt, 2);
+                else { if (bulk) gasnet_puts_nbi_bulk(node, rseg + doff, dst_st, src + soff, src_st, cnt, 2); else gasnet_puts_nbi(node, rseg + doff, dst_st, src + soff, src_st, cnt, 2); }
+                legacy_sync(m, h, 1);
+                apply_ref(refP, src, nb, &lo, &hi);
+                check_put(lo, hi, what);
+                snprintf(what, sizeof what, "gasnet_gets mode %d bulk %d #%d", m, bulk, i);
+                lo = SIZE_MAX, hi = 0;
+                if (m == 0) { if (bulk) gasnet_gets_bulk(dst + doff, dst_st, node, rseg + AREA + soff, src_st, cnt, 2); else gasnet_gets(dst + doff, dst_st, node, rseg + AREA + soff, src_st, cnt, 2); }
+                else if (m == 1) h = bulk ? gasnet_gets_nb_bulk(dst + doff, dst_st, node, rseg + AREA + soff, src_st, cnt, 2) : gasnet_gets_nb(dst + doff, dst_st, node, rseg + AREA + soff, src_st, cnt, 2);
+                else { if (bulk) gasnet_gets_nbi_bulk(dst + doff, dst_st, node, rseg + AREA + soff, src_st, cnt, 2); else gasnet_gets_nbi(dst + doff, dst_st, node, rseg + AREA + soff, src_st, cnt, 2); }
+                legacy_sync(m, h, 0);
+                apply_ref(expect, refG, nb, &lo, &hi);
+                check_get(lo, hi, what);
+                n_ops += 6;
+            }
+}
+
 int main(int argc, char **argv) {
     test_init("test_vis", &argc, &argv);
     right = (test_rank + 1) % test_size;
@@ -284,9 +377,12 @@ int main(int argc, char **argv) {
     test_strided();
     test_vector();
     test_indexed();
+    test_legacy_forms();
     /* the whole of both areas, once, against the references */
     check_put(0, AREA, "final contents of the right neighbor's area");
     check_get(0, AREA, "final contents of the local get buffer");
-    test_finish("%ld VIS operations, GASNET_RMA_NBRHD_BYPASS=%s", n_ops,
-                getenv("GASNET_RMA_NBRHD_BYPASS") ? getenv("GASNET_RMA_NBRHD_BYPASS") : "(unset)");
+    test_finish("%ld VIS operations (gex_VIS_* and the GASNet-1 forms), GASNET_RMA_NBRHD_BYPASS=%s, "
+                "GASNET_VIS_AMPIPE=%s", n_ops,
+                getenv("GASNET_RMA_NBRHD_BYPASS") ? getenv("GASNET_RMA_NBRHD_BYPASS") : "(unset)",
+                getenv("GASNET_VIS_AMPIPE") ? getenv("GASNET_VIS_AMPIPE") : "(unset)");
 }

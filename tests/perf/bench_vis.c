@@ -1,8 +1,9 @@
 /* tests/perf/bench_vis.c: VIS strided put cost against a contiguous put of the same bytes.
  * A 256x256 block of doubles (2 KiB rows) put with gex_VIS_StridedPutBlocking from and to
  * arrays whose rows are 4 KiB apart (so no level folds: 256 pieces), against one
- * gex_RMA_PutBlocking of the 512 KiB. Rank 0 puts into rank 1. Run it again with
- * GASNET_RMA_NBRHD_BYPASS=0 for the cost through the AM reference protocol.
+ * gex_RMA_PutBlocking of the 512 KiB. Rank 0 puts into rank 1. Target: the strided
+ * put's bandwidth >= 0.7 x the contiguous one's. Built for smp (neighbors: copies) and for
+ * udp (run-bench starts it without PSHM: pieces packed into AM Mediums, gasnete_vis.c).
  * Layer: tests (public API only). Output: BENCH / RATIO lines (bench_util.h). */
 #include "bench_util.h"
 #include <gasnet_vis.h>
@@ -41,7 +42,7 @@ int main(int argc, char **argv) {
         if (memcmp(chk, (char *)src + ROWB, ROWB)) bench_fail(&j, "contiguous put data did not arrive");
         bench_print("vis.strided_put_256x256d", best_s, "us");
         bench_print("vis.contig_put_512KiB", best_c, "us");
-        bench_ratio("vis.strided_over_contig", best_s / best_c, 1, 3.0);
+        bench_ratio("vis.strided_bw_vs_contig", best_c / best_s, 0, 0.7);
     }
     bench_finish(&j);
     return 0;
