@@ -31,6 +31,12 @@ extern void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p,
 extern uintptr_t gasnet_getMaxLocalSegmentSize(void);
 extern uintptr_t gasnet_getMaxGlobalSegmentSize(void);
 extern int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries);
+typedef struct {
+    gasnet_node_t host;      /* the host the node runs on, an index from 0 */
+    gasnet_node_t supernode; /* its shared-memory neighborhood, an index from 0 */
+    intptr_t offset;         /* add to its segment addresses for ours (0: not load/store reachable) */
+} gasnet_nodeinfo_t;
+extern int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries);
 extern char *gasnet_getenv(const char *name);
 GASNETI_ALWAYS_INLINE gasnet_node_t gasnet_mynode(void) { return gasneti_mynode; }
 GASNETI_ALWAYS_INLINE gasnet_node_t gasnet_nodes(void) { return gasneti_nodes; }

@@ -252,6 +252,7 @@ GASNETT_END_EXTERNC
 #define gasnett_strongatomic64_init(v) {(v)}
 #define GASNETT_ATOMIC_MAX ((gasnett_atomic_val_t)UINT32_MAX)
 #define GASNETT_ATOMIC_SIGNED_MIN ((gasnett_atomic_sval_t)INT32_MIN)
+#define gasnett_atomic_signed(v) ((gasnett_atomic_sval_t)(v)) /* an atomic's value, as signed */
 #define GASNETT_ATOMIC_SIGNED_MAX ((gasnett_atomic_sval_t)INT32_MAX)
 
 /* ---- mutexes, condition variables, read/write locks (always pthreads) ----
@@ -373,9 +374,10 @@ GASNETT_END_EXTERNC
 
 static inline void gasnett_sched_yield(void) { (void)sched_yield(); }
 
-/* ---- tracing and statistics: no-ops in this release ----
- * The arguments are still type-checked (inside `0 &&`), never evaluated. A later release
- * may connect them to --enable-trace / --enable-stats. */
+/* ---- tracing and statistics: no-ops here ----
+ * The arguments are still type-checked (inside `0 &&`), never evaluated. gasnetex.h
+ * connects the PRINTF forms to the library's trace and statistics files when it was
+ * configured with --enable-trace / --enable-stats. */
 #define GASNETT_TRACE_ENABLED 0
 #define GASNETT_STATS_ENABLED 0
 #define GASNETT_TRACE_PRINTF(...) ((void)(0 && printf(__VA_ARGS__)))

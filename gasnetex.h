@@ -12,6 +12,41 @@
 #include "gasnet_core_fwd.h" /* the conduit's limits and capability knobs */
 #include "gasneti_sync.h"
 
+/* GASNET_CONFIG_STRING (GASNet-1 spec): the compile-time settings, as one string a client
+ * may compare with the library's (gasnet_config_string(), also embedded in the library
+ * for `ident`/`strings`). */
+#define _GASNETI_STR(x) #x
+#define GASNETI_STR(x) _GASNETI_STR(x)
+#define GASNET_CONFIG_STRING                                                                              \
+    "RELEASE=" GASNETI_STR(GASNET_RELEASE_VERSION_MAJOR) "." GASNETI_STR(GASNET_RELEASE_VERSION_MINOR) "." \
+    GASNETI_STR(GASNET_RELEASE_VERSION_PATCH) ",SPEC=" GASNETI_STR(GASNET_SPEC_VERSION_MAJOR) "."          \
+    GASNETI_STR(GASNET_SPEC_VERSION_MINOR) ",CONDUIT=" GASNET_CONDUIT_NAME_STR                          \
+    ",THREADMODEL=" GASNETI_STR(GASNETI_THREADMODEL) ",SEGMENT=" GASNETI_STR(GASNETI_SEGMENT_NAME)       \
+    "," GASNETI_STR(GASNETI_DEBUG_NAME) "," GASNETI_TRACE_STR "," GASNETI_STATS_STR ",PSHM"
+GASNETI_BEGIN_EXTERNC
+extern const char *gasnet_config_string(void); /* the library's GASNET_CONFIG_STRING */
+GASNETI_END_EXTERNC
+
+/* with the library's tracing/statistics built in, the tools' client hooks write to the
+ * trace (U records) and statistics files (docs/diagnostics.md); otherwise they stay the
+ * no-ops of gasnet_tools.h */
+#if GASNETI_TRACE
+#  undef GASNETT_TRACE_ENABLED
+#  undef GASNETT_TRACE_PRINTF
+#  undef GASNETT_TRACE_PRINTF_FORCE
+#  define GASNETT_TRACE_ENABLED 1
+#  define GASNETT_TRACE_PRINTF(...) gasneti_trace_printf(0, __VA_ARGS__)
+#  define GASNETT_TRACE_PRINTF_FORCE(...) gasneti_trace_printf(0, __VA_ARGS__)
+#endif
+#if GASNETI_STATS
+#  undef GASNETT_STATS_ENABLED
+#  undef GASNETT_STATS_PRINTF
+#  undef GASNETT_STATS_PRINTF_FORCE
+#  define GASNETT_STATS_ENABLED 1
+#  define GASNETT_STATS_PRINTF(...) gasneti_trace_printf(1, __VA_ARGS__)
+#  define GASNETT_STATS_PRINTF_FORCE(...) gasneti_trace_printf(1, __VA_ARGS__)
+#endif
+
 GASNETI_BEGIN_EXTERNC
 
 /* ---- client, segment, team, endpoint ---- */

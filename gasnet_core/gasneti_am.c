@@ -67,6 +67,8 @@ static inline void check_lengths(const gasneti_am_msg_t *m) {
 
 int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     check_lengths(m);
+    GASNETI_TRACE_OP((m->is_req ? GASNETI_TK_AMREQ_SHORT : GASNETI_TK_AMREP_SHORT) + m->category, m->jobrank, m->nbytes,
+                     m->handler);
     int32_t idx = gasneti_nbrhd_index[m->jobrank];
     if (GASNETC_NBRHD_ONLY || idx >= 0) {
         /* PSHM copies the payload before returning: locally complete at once */
@@ -157,6 +159,7 @@ int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt
     DEBUG_CHECK_SEND(m, NULL, 0, lc_opt);
     if (token->lane && LANE_FITS(m)) { /* into the request's own slot: always room */
         check_lengths(m);
+        GASNETI_TRACE_OP(GASNETI_TK_AMREP_SHORT + m->category, m->jobrank, m->nbytes, m->handler);
         gasneti_lanes_reply(token->lane, m);
         gasneti_lc_done_at_once(lc_opt);
         return GASNET_OK;

@@ -265,8 +265,11 @@ static void commit(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex
     m.nbytes = nbytes;
     m.dest_addr = dest_addr;
     m.flags &= ~GEX_FLAG_IMMEDIATE; /* "Commit-time behavior is unaffected by this flag" */
-    if (sd->claim.where != GASNETI_CLAIM_NONE)
+    if (sd->claim.where != GASNETI_CLAIM_NONE) {
+        GASNETI_TRACE_OP((is_req ? GASNETI_TK_AMREQ_SHORT : GASNETI_TK_AMREP_SHORT) + category, m.jobrank, nbytes,
+                         handler);
         gasneti_am_commit_claimed(sd->tm, sd->rank, &m, &sd->claim);
+    }
     else if (is_req)
         gasneti_am_request(sd->tm, sd->rank, &m, sd->lc_opt);
     else
@@ -282,6 +285,7 @@ void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t pub, gex_AM_Index_t handle
         nargs == sd->m.nargs && nbytes <= sd->pub._size && !(sd->m.flags & GASNETI_FLAG_SEG_OFFSET)) {
         gasneti_am_msg_t m = {sd->m.jobrank, GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, handler, 0, args, sd->pub._addr,
                               nbytes, NULL};
+        GASNETI_TRACE_OP(GASNETI_TK_AMREQ_MEDIUM, m.jobrank, nbytes, handler);
         gasneti_lanes_commit(&sd->claim, &m);
         return;
     }

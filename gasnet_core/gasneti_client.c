@@ -49,6 +49,8 @@ static uint64_t boot_id_hash(void) {
     return h;
 }
 
+gex_Rank_t *gasneti_rank_host, *gasneti_rank_nbrhd;
+
 static void discover_hosts(void) {
     hostkey_t me, *all = xcalloc(gasneti_nodes, sizeof(hostkey_t));
     memset(&me, 0, sizeof(me));
@@ -97,9 +99,26 @@ static void discover_hosts(void) {
     }
     gasneti_nbrhd_set_size = nb_total;
     gasneti_nbrhd_set_rank = nb_before + gasneti_host_myidx / per;
-    free(hostof);
+
+    /* every rank's host and neighborhood (gasnet_getNodeInfo): ranks of a host in order,
+     * cut into neighborhoods of `per` as each host cuts its own */
+    gasneti_rank_host = hostof;
+    gasneti_rank_nbrhd = xcalloc(gasneti_nodes, sizeof(gex_Rank_t));
+    gex_Rank_t first_nb = 0;
+    for (gex_Rank_t h = 0; h < nhosts; h++) {
+        gex_Rank_t cnt = 0;
+        for (gex_Rank_t r = 0; r < gasneti_nodes; r++) cnt += (hostof[r] == h);
+        gex_Rank_t p = (maxsz == 0 || maxsz > (int64_t)cnt) ? cnt : (gex_Rank_t)maxsz, i = 0;
+        for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
+            if (hostof[r] == h) gasneti_rank_nbrhd[r] = first_nb + i++ / p;
+        first_nb += (cnt + p - 1) / p;
+    }
     free(all);
 }
+
+/* the configuration, findable in a linked executable: ident(1) / strings | grep GASNetConfig */
+static const char config_ident[] __attribute__((used)) = "$GASNetConfig: " GASNET_CONFIG_STRING " $";
+const char *gasnet_config_string(void) { return GASNET_CONFIG_STRING; }
 
 static int valid_client_name(const char *s) {
     if (!s || !(*s >= 'A' && *s <= 'Z')) return 0;
@@ -123,6 +142,7 @@ int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p,
 
     gasneti_boot = gasnetc_bootstrap_init(argc, argv);
     gasneti_exit_init();
+    gasneti_trace_init();
     discover_hosts();
     gasneti_rma_bypass = gasneti_getenv_yesno("GASNET_RMA_NBRHD_BYPASS", 1);
     gasneti_pshm_init();

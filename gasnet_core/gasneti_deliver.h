@@ -53,6 +53,7 @@ GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, un
             (e->gex_nargs != GASNETI_NARGS_ANY && e->gex_nargs != nargs))
             gasneti_bad_delivery(src, category, is_req, nargs, handler, e);
     }
+    GASNETI_TRACE_OP(is_req ? GASNETI_TK_AMRUN_REQ : GASNETI_TK_AMRUN_REP, src, nbytes, handler);
     struct gasneti_token_s t = {src, gasneti_client0->_ep0, e, (uint8_t)is_req, category == GASNETI_AM_LONG, 0, lane};
     gex_Token_t tok = &t, saved = gasneti_cur_token;
     gex_AM_Fn_t fn = e->gex_fnptr;

@@ -4,6 +4,8 @@
 #include "gasneti_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,14 +21,53 @@ static int verbose_env(void) {
     return verboseenv && (gasneti_mynode == 0 || gasneti_mynode == GEX_RANK_INVALID);
 }
 
+/* GASNET_VERBOSEENV: each variable once, the first time it is read, with its value and
+ * whether that is the default (the list of names said is kept here, under a lock: PAR
+ * threads may read variables too) */
+static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
+static char **env_said;
+static size_t env_nsaid;
+
+static void env_report(const char *name, const char *value, const char *dflt) {
+    if (!verbose_env()) return;
+    pthread_mutex_lock(&env_lock);
+    for (size_t i = 0; i < env_nsaid; i++)
+        if (!strcmp(env_said[i], name)) {
+            pthread_mutex_unlock(&env_lock);
+            return;
+        }
+    char **grown = realloc(env_said, (env_nsaid + 1) * sizeof(char *));
+    if (grown) {
+        env_said = grown;
+        env_said[env_nsaid++] = strdup(name);
+    }
+    pthread_mutex_unlock(&env_lock);
+    if (value && *value)
+        fprintf(stderr, "ENV parameter: %-32s = %-16s (set)\n", name, value);
+    else if (dflt)
+        fprintf(stderr, "ENV parameter: %-32s = %-16s (default)\n", name, dflt);
+    else
+        fprintf(stderr, "ENV parameter: %-32s   (not set)\n", name);
+}
+
 const char *gasneti_getenv(const char *name) {
     const char *v = getenv(name);
-    if (verbose_env()) fprintf(stderr, "ENV parameter: %s = %s\n", name, v ? v : "(not set)");
+    env_report(name, v, NULL);
+    return v;
+}
+
+/* the same, reporting dflt_text as what an unset variable means */
+const char *gasneti_getenv_dflt(const char *name, const char *dflt_text) {
+    const char *v = getenv(name);
+    env_report(name, v, dflt_text);
     return v;
 }
 
 int64_t gasneti_getenv_int(const char *name, int64_t dflt) {
-    const char *v = gasneti_getenv(name);
+    const char *v = getenv(name);
+    char d[32];
+    snprintf(d, sizeof(d), "%lld", (long long)dflt);
+    env_report(name, v, d);
     if (!v || !*v) return dflt;
     char *end;
     errno = 0;
@@ -37,7 +78,8 @@ int64_t gasneti_getenv_int(const char *name, int64_t dflt) {
 }
 
 int gasneti_getenv_yesno(const char *name, int dflt) {
-    const char *v = gasneti_getenv(name);
+    const char *v = getenv(name);
+    env_report(name, v, dflt ? "yes" : "no");
     if (!v || !*v) return dflt;
     if (!strcasecmp(v, "1") || !strcasecmp(v, "y") || !strcasecmp(v, "yes")) return 1;
     if (!strcasecmp(v, "0") || !strcasecmp(v, "n") || !strcasecmp(v, "no")) return 0;

@@ -9,7 +9,11 @@
  * leave with the same code (SIGQUIT from the launcher runs quit_handler). */
 #include "conduit_contract.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +32,7 @@ static double now_sec(void) {
 }
 
 GASNETI_NORETURN static void leave(int code) {
+    gasneti_trace_fini();
     if (!GASNETC_NBRHD_ONLY) gasnetc_network_fini();
     fflush(NULL);
     _exit(code);
@@ -68,6 +73,7 @@ static void on_exit_hook(int status, void *arg) {
     if (__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) return;
     fflush(NULL);
     exit_collectively(status);
+    gasneti_trace_fini();
     if (!GASNETC_NBRHD_ONLY) gasnetc_network_fini();
     /* return: exit() goes on to flush stdio and leave with `status` */
 }
@@ -80,16 +86,55 @@ static void quit_handler(int sig) {
     _exit(gasneti_boot->abort_code());
 }
 
-static void print_backtrace(void) {
-#if defined(__GLIBC__)
-    void *frames[64];
-    int n = backtrace(frames, 64);
-    backtrace_symbols_fd(frames, n, 2);
+/* GASNET_BACKTRACE_TYPE: a comma-separated list of methods tried in order, GDB (gdb
+ * attached to this process: every thread, with arguments and source lines) and EXECINFO
+ * (glibc backtrace(): this thread, function names); default "EXECINFO". GDB falls through
+ * to the next method when gdb is not installed or fails. */
+static char backtrace_types[64] = "EXECINFO";
+static int freeze_on_error;
+
+static int backtrace_gdb(void) {
+    char pid[24], cmd[64];
+    snprintf(pid, sizeof(pid), "%d", (int)getpid());
+    snprintf(cmd, sizeof(cmd), "/proc/%d/exe", (int)getpid());
+    fflush(NULL);
+    pid_t c = fork();
+    if (c < 0) return -1;
+    if (c == 0) {
+        dup2(2, 1); /* gdb's output to our stderr */
+        execlp("gdb", "gdb", "-nx", "-batch", "-q", "-p", pid, "-ex", "set pagination off", "-ex",
+               "thread apply all backtrace", cmd, (char *)NULL);
+        _exit(127);
+    }
+#ifdef PR_SET_PTRACER
+    prctl(PR_SET_PTRACER, (unsigned long)c, 0, 0, 0); /* Yama: let our own child attach */
 #endif
+    int st = 0;
+    while (waitpid(c, &st, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void print_backtrace(void) {
+    char types[64];
+    snprintf(types, sizeof(types), "%s", backtrace_types);
+    for (char *save = NULL, *t = strtok_r(types, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
+        if (!strcasecmp(t, "GDB")) {
+            if (!backtrace_gdb()) return;
+        } else if (!strcasecmp(t, "EXECINFO")) {
+#if defined(__GLIBC__)
+            void *frames[64];
+            int n = backtrace(frames, 64);
+            backtrace_symbols_fd(frames, n, 2);
+            return;
+#endif
+        }
+    }
 }
 
 void gasneti_maybe_backtrace(void) {
     if (want_backtrace) print_backtrace();
+    if (freeze_on_error) gasnett_freezeForDebuggerErr();
 }
 
 static void fatal_signal_handler(int sig) {
@@ -99,20 +144,23 @@ static void fatal_signal_handler(int sig) {
              fatal ? "FATAL ERROR" : "NOTICE", (unsigned)gasneti_mynode, (unsigned)gasneti_nodes, strsignal(sig), sig,
              fatal ? "" : ", ending the job");
     if (write(2, msg, strlen(msg)) < 0) {}
-    if (fatal && want_backtrace) print_backtrace();
+    if (fatal) gasneti_maybe_backtrace();
     if (!__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) gasneti_boot->exit_notify(128 + sig, 0);
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
 void gasneti_exit_init(void) {
-    const char *t = gasneti_getenv("GASNET_EXITTIMEOUT");
+    const char *t = gasneti_getenv_dflt("GASNET_EXITTIMEOUT", "2");
     if (t && *t) {
         char *end;
         exit_timeout = strtod(t, &end);
         if (*end || exit_timeout < 0) gasneti_launch_error("GASNET_EXITTIMEOUT=%s: expected a number of seconds", t);
     }
     want_backtrace = gasneti_getenv_yesno("GASNET_BACKTRACE", 0);
+    const char *bt = gasneti_getenv_dflt("GASNET_BACKTRACE_TYPE", "EXECINFO");
+    if (bt && *bt) snprintf(backtrace_types, sizeof(backtrace_types), "%s", bt);
+    freeze_on_error = gasneti_getenv_yesno("GASNET_FREEZE_ON_ERROR", 0);
     on_exit(on_exit_hook, NULL);
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));

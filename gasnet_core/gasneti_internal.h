@@ -191,6 +191,15 @@ extern void gasneti_host_launch_error(const char *fmt, ...) GASNETI_FORMAT_PRINT
 extern void gasneti_warning(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2);
 extern const char *gasneti_getenv(const char *name);
 extern int64_t gasneti_getenv_int(const char *name, int64_t dflt);
+extern gex_Rank_t *gasneti_rank_host, *gasneti_rank_nbrhd; /* [gasneti_nodes]: host and neighborhood index */
+#if GASNETI_TRACE || GASNETI_STATS
+extern void gasneti_trace_init(void); /* gasneti_trace.c: once the rank is known */
+extern void gasneti_trace_fini(void); /* at exit: statistics written, files closed */
+#else
+#  define gasneti_trace_init() ((void)0)
+#  define gasneti_trace_fini() ((void)0)
+#endif
+extern const char *gasneti_getenv_dflt(const char *name, const char *dflt_text); /* NULL if unset */
 extern int gasneti_getenv_yesno(const char *name, int dflt);
 extern void gasneti_sleep_ns(long ns);
 

@@ -56,6 +56,21 @@ int gasnet_getSegmentInfo(gasnet_seginfo_t *table, int numentries) {
     return GASNET_OK;
 }
 
+/* GASNet-1 (as GASNet releases provide it): per node, the host it runs on and its
+ * shared-memory neighborhood ("supernode"), both as indices from 0, and the offset to add
+ * to its segment addresses to reach them here (0 when it is not a load/store peer) */
+int gasnet_getNodeInfo(gasnet_nodeinfo_t *table, int numentries) {
+    if (!gasneti_init_done) return GASNET_ERR_NOT_INIT;
+    if (numentries < 0 || (numentries && !table)) return GASNET_ERR_BAD_ARG;
+    for (int i = 0; i < numentries && (gex_Rank_t)i < gasneti_nodes; i++) {
+        table[i].host = gasneti_rank_host[i];
+        table[i].supernode = gasneti_rank_nbrhd[i];
+        intptr_t d = gasneti_attach_done ? gasneti_peerseg[i]._nbr_delta : GASNETI_NOT_NBR;
+        table[i].offset = d == GASNETI_NOT_NBR ? 0 : d;
+    }
+    return GASNET_OK;
+}
+
 char *gasnet_getenv(const char *name) { return (char *)gasneti_getenv(name); }
 
 int gasnet_set_waitmode(int wait_mode) {

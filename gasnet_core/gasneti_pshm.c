@@ -273,7 +273,7 @@ static const char *shm_dir(void) {
     static const char *dir;
     static int done;
     if (!done) {
-        dir = gasneti_getenv("GASNET_PSHM_DIR");
+        dir = gasneti_getenv_dflt("GASNET_PSHM_DIR", "/dev/shm");
         if (dir && !*dir) dir = NULL;
         done = 1;
     }

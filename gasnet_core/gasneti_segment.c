@@ -85,7 +85,7 @@ void gasneti_segment_limits_init(void) {
     uint64_t phys = gasneti_physmem();
     unsigned pph = gasneti_host_size;
     uint64_t want = (uint64_t)(0.85 * (double)phys) / pph;
-    const char *s = gasneti_getenv("GASNET_MAX_SEGSIZE");
+    const char *s = gasneti_getenv_dflt("GASNET_MAX_SEGSIZE", "0.85");
     if (s && *s) {
         if (gasneti_parse_segsize(s, phys, pph, &want))
             gasneti_launch_error("GASNET_MAX_SEGSIZE=%s: not a size (forms: 512MB, 0.5GB, 128.0MB/P, 2GB/H, 0.85)", s);

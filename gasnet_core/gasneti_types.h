@@ -37,6 +37,61 @@
 #  define GASNETI_DEBUG 0
 #  define GASNETI_DEBUG_NAME NODEBUG
 #endif
+/* tracing and statistics: configured (GASNET_TRACE / GASNET_STATS in gasnet_config.h), or
+ * forced by -DGASNETI_TRACE=1 / -DGASNETI_STATS=1 (the tests build such a library) */
+#ifndef GASNETI_TRACE
+#  if defined(GASNET_TRACE) && GASNET_TRACE
+#    define GASNETI_TRACE 1
+#  else
+#    define GASNETI_TRACE 0
+#  endif
+#endif
+#ifndef GASNETI_STATS
+#  if defined(GASNET_STATS) && GASNET_STATS
+#    define GASNETI_STATS 1
+#  else
+#    define GASNETI_STATS 0
+#  endif
+#endif
+#if GASNETI_TRACE
+#  define GASNETI_TRACE_STR "trace"
+#else
+#  define GASNETI_TRACE_STR "notrace"
+#endif
+#if GASNETI_STATS
+#  define GASNETI_STATS_STR "stats"
+#else
+#  define GASNETI_STATS_STR "nostats"
+#endif
+/* the kinds of events traced and counted (gasneti_trace.c) */
+enum {
+    GASNETI_TK_AMREQ_SHORT, GASNETI_TK_AMREQ_MEDIUM, GASNETI_TK_AMREQ_LONG,
+    GASNETI_TK_AMREP_SHORT, GASNETI_TK_AMREP_MEDIUM, GASNETI_TK_AMREP_LONG,
+    GASNETI_TK_AMRUN_REQ, GASNETI_TK_AMRUN_REP,
+    GASNETI_TK_PUT_BLOCKING, GASNETI_TK_PUT_NB, GASNETI_TK_PUT_NBI,
+    GASNETI_TK_GET_BLOCKING, GASNETI_TK_GET_NB, GASNETI_TK_GET_NBI,
+    GASNETI_TK_BARRIER_NOTIFY, GASNETI_TK_BARRIER_WAIT, GASNETI_TK_WAIT, GASNETI_TK_AMO,
+    GASNETI_TK_COUNT
+};
+#if GASNETI_TRACE || GASNETI_STATS
+#  ifdef __cplusplus
+extern "C" {
+#  endif
+extern void gasneti_trace_op(int kind, uint32_t peer, size_t bytes, unsigned handler);
+extern void gasneti_trace_time(int kind, uint64_t ns);
+extern uint64_t gasneti_trace_now_ns(void);
+extern void gasneti_trace_printf(int to_stats, const char *fmt, ...) __attribute__((__format__(__printf__, 2, 3)));
+#  ifdef __cplusplus
+}
+#  endif
+#  define GASNETI_TRACE_OP(kind, peer, bytes, handler) gasneti_trace_op(kind, peer, bytes, handler)
+#  define GASNETI_TRACE_TIMER(var) uint64_t var = gasneti_trace_now_ns()
+#  define GASNETI_TRACE_TIME(kind, var) gasneti_trace_time(kind, gasneti_trace_now_ns() - (var))
+#else
+#  define GASNETI_TRACE_OP(kind, peer, bytes, handler) ((void)0)
+#  define GASNETI_TRACE_TIMER(var) ((void)0)
+#  define GASNETI_TRACE_TIME(kind, var) ((void)0)
+#endif
 #if defined(GASNET_SEGMENT_LARGE) && GASNET_SEGMENT_LARGE
 #  define GASNETI_SEGMENT_NAME SEGLARGE
 #else

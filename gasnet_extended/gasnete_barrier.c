@@ -127,6 +127,7 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Coll_BarrierNB");
     if (tm != gasneti_tm0) gasneti_fatalerror("gex_Coll_BarrierNB: only the primordial team exists in this release");
     if (flags) gasneti_fatalerror("gex_Coll_BarrierNB: flags must be 0 (got 0x%x)", (unsigned)flags);
+    GASNETI_TRACE_OP(GASNETI_TK_BARRIER_NOTIFY, gasneti_mynode, 0, 0);
     gex_Event_t ev = barrier_start(GASNET_BARRIERFLAG_ANONYMOUS, 0, NULL);
     gasnete_progress();
     return ev;
@@ -146,6 +147,7 @@ void gasnet_barrier_notify(int id, int flags) {
     if (legacy.pending) gasneti_fatalerror("gasnet_barrier_notify: called twice without an intervening wait");
     if (flags & ~(GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH))
         gasneti_fatalerror("gasnet_barrier_notify: unknown flags 0x%x", (unsigned)flags);
+    GASNETI_TRACE_OP(GASNETI_TK_BARRIER_NOTIFY, gasneti_mynode, 0, 0);
     legacy.pending = 1;
     legacy.mine = (barval_t){flags, id};
     legacy.ev = barrier_start(flags, id, &legacy.op);
@@ -169,7 +171,9 @@ static int legacy_result(int id, int flags) {
 int gasnet_barrier_wait(int id, int flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_wait");
     if (!legacy.pending) gasneti_fatalerror("gasnet_barrier_wait: called without a matching gasnet_barrier_notify");
+    GASNETI_TRACE_TIMER(t0);
     while (gasneti_atomic_read(&legacy.ev->pending)) gasneti_AMPoll();
+    GASNETI_TRACE_TIME(GASNETI_TK_BARRIER_WAIT, t0);
     return legacy_result(id, flags);
 }
 

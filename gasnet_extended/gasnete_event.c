@@ -85,8 +85,10 @@ void gasnete_event_wait(gex_Event_t ev) {
     check_context("gex_Event_Wait", 0);
     check_event(ev, "gex_Event_Wait");
     if (ev == GEX_EVENT_INVALID) return;
+    GASNETI_TRACE_TIMER(t0);
     while (!event_done(ev))
         gasneti_AMPoll();
+    GASNETI_TRACE_TIME(GASNETI_TK_WAIT, t0);
     event_retire(ev);
 }
 
@@ -117,8 +119,10 @@ int gex_Event_TestAll(gex_Event_t *pev, size_t n, gex_Flags_t flags) {
 void gex_Event_WaitAll(gex_Event_t *pev, size_t n, gex_Flags_t flags) {
     size_t done;
     check_array(pev, n, flags, "gex_Event_WaitAll");
+    GASNETI_TRACE_TIMER(t0);
     while (test_array(pev, n, &done))
         gasneti_AMPoll();
+    GASNETI_TRACE_TIME(GASNETI_TK_WAIT, t0);
 }
 
 /* Some: success when at least one event completed in this call, or none was left. */
@@ -273,8 +277,10 @@ int gex_NBI_Test(gex_EC_t mask, gex_Flags_t flags) {
 
 void gex_NBI_Wait(gex_EC_t mask, gex_Flags_t flags) {
     check_nbi(mask, flags, "gex_NBI_Wait");
+    GASNETI_TRACE_TIMER(t0);
     while (!nbi_done(mask))
         gasneti_AMPoll();
+    GASNETI_TRACE_TIME(GASNETI_TK_WAIT, t0);
 }
 
 /* ---- NBI access regions ----

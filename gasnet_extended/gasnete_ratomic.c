@@ -272,6 +272,7 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     debug_check_op(ad, dt, result_p, jr, tgt_addr, op, flags, nbi);
 #endif
     if (!(op & FETCHING_OPS)) result_p = NULL;
+    GASNETI_TRACE_OP(GASNETI_TK_AMO, jr, dt_size(dt), 0);
     if (flags & GEX_FLAG_AD_REL) __atomic_thread_fence(__ATOMIC_RELEASE);
     intptr_t delta = gasneti_peerseg[jr]._nbr_delta;
     if (ad->all_direct || delta != GASNETI_NOT_NBR) {

@@ -76,6 +76,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlocking(gex_TM_t _tm, gex_Rank_t _rank, vo
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_PutBlocking");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
     GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
+    GASNETI_TRACE_OP(GASNETI_TK_PUT_BLOCKING, _jr, _nbytes, 0);
     void *_near = gasneti_nbr_addr(_jr, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
@@ -93,6 +94,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t _tm, gex_Rank_t _rank, 
     GASNETI_CHECK_LC(_lc_opt, 0, 1, "gex_RMA_PutNB");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
     GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
+    GASNETI_TRACE_OP(GASNETI_TK_PUT_NB, _jr, _nbytes, 0);
     void *_near = gasneti_nbr_addr(_jr, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
@@ -108,6 +110,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_
     GASNETI_CHECK_LC(_lc_opt, 1, 1, "gex_RMA_PutNBI");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
     GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
+    GASNETI_TRACE_OP(GASNETI_TK_PUT_NBI, _jr, _nbytes, 0);
     void *_near = gasneti_nbr_addr(_jr, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
@@ -122,6 +125,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Ran
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetBlocking");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
     GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
+    GASNETI_TRACE_OP(GASNETI_TK_GET_BLOCKING, _jr, _nbytes, 0);
     void *_near = gasneti_nbr_addr(_jr, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
@@ -138,6 +142,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_R
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNB");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
     GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
+    GASNETI_TRACE_OP(GASNETI_TK_GET_NB, _jr, _nbytes, 0);
     void *_near = gasneti_nbr_addr(_jr, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
@@ -151,6 +156,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetNBI(gex_TM_t _tm, void *_dest, gex_Rank_t _
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNBI");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
     GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
+    GASNETI_TRACE_OP(GASNETI_TK_GET_NBI, _jr, _nbytes, 0);
     void *_near = gasneti_nbr_addr(_jr, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);

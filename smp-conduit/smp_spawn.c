@@ -172,7 +172,7 @@ GASNETI_NORETURN static void monitor(pid_t *pids, int n) {
 
 gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
     (void)argc, (void)argv;
-    const char *v = gasneti_getenv("GASNET_PSHM_NODES");
+    const char *v = gasneti_getenv_dflt("GASNET_PSHM_NODES", "1");
     long n = 1;
     if (v && *v) {
         char *end;
@@ -194,6 +194,9 @@ gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
 
     pid_t monitor_pid = getpid();
     pid_t *pids = calloc((size_t)n, sizeof(pid_t));
+    /* the monitor needs the shared-memory directory at the end (cleanup): read it now, so
+     * that GASNET_VERBOSEENV lists it once, before the ranks exist, not again after */
+    (void)gasneti_shm_dir_name();
     fflush(NULL);
     for (long r = 0; r < n; r++) {
         pid_t pid = fork();

@@ -182,7 +182,7 @@ static void self_spawn(int *argc, char ***argv) {
     char **cargv = calloc((size_t)cargc + 1, sizeof(char *));
     cargv[0] = exe;
     for (int i = 2; i < *argc; i++) cargv[i - 1] = (*argv)[i];
-    const char *spawn = gasneti_getenv("GASNET_SPAWNFN");
+    const char *spawn = gasneti_getenv_dflt("GASNET_SPAWNFN", "L");
     int rc = gasnetc_udp_launch((int)nranks, spawn && *spawn ? spawn : "L", cargc, cargv,
                                 gasneti_getenv_yesno("GASNET_VERBOSEENV", 0));
     fflush(NULL);

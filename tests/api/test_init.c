@@ -83,6 +83,14 @@ static void check_rankinfo(const char *what, gex_RankInfo_t *info, gex_Rank_t co
 }
 
 static void check_system_queries(void) {
+    /* the library was built with the settings this client was compiled with */
+    CHECKF(!strcmp(gasnet_config_string(), GASNET_CONFIG_STRING), "library config \"%s\", client's \"%s\"",
+           gasnet_config_string(), GASNET_CONFIG_STRING);
+    CHECK(strstr(GASNET_CONFIG_STRING, "CONDUIT=" GASNET_CONDUIT_NAME_STR ","));
+    char tm[40] = "THREADMODEL=";
+    for (const char *m = TEST_MODE; *m; m++) tm[strlen(tm) + 1] = 0, tm[strlen(tm)] = (char)(*m - 'a' + 'A');
+    strcat(tm, ",");
+    CHECKF(strstr(GASNET_CONFIG_STRING, tm), "%s does not say %s", GASNET_CONFIG_STRING, tm);
     CHECK_EQ(gex_System_QueryJobRank(), test_rank);
     CHECK_EQ(gex_System_QueryJobSize(), test_size);
     CHECK_EQ(gasnet_mynode(), test_rank);

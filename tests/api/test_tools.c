@@ -247,6 +247,11 @@ static void check_threads(void) {
     ATOMIC_SINGLE(gasnett_strongatomic64, uint64_t, int64_t);
     CHECK(gasnett_atomic_signed(GASNETT_ATOMIC_MAX) == -1);
     CHECK(GASNETT_ATOMIC_SIGNED_MAX == 2147483647 && GASNETT_ATOMIC_SIGNED_MIN < 0);
+    {
+        gasnett_atomic_t neg = gasnett_atomic_init(0);
+        gasnett_atomic_decrement(&neg, 0);
+        CHECK(gasnett_atomic_signed(gasnett_atomic_read(&neg, 0)) == -1);
+    }
     CHECK(GASNETT_HAVE_ATOMIC_CAS && GASNETT_HAVE_ATOMIC_ADD_SUB);
     ATOMIC_PREP(gasnett_atomic, a_plain);
     ATOMIC_PREP(gasnett_atomic32, a_32);

@@ -1,0 +1,186 @@
+/* gasneti_trace.c: tracing (--enable-trace) and statistics (--enable-stats).
+ * Layer: core. Compiled to nothing unless GASNETI_TRACE or GASNETI_STATS is set (the
+ * hooks in the headers are then empty macros: no cost at all).
+ *
+ * Trace: GASNET_TRACEFILE names the file ('%' becomes the rank; "stderr" / "-" and
+ * "stdout" are those streams); unset means no trace. One line per event:
+ *     <rank> <seconds since init> <KIND> key=value ...
+ * GASNET_TRACEMASK picks event groups by letter (default: all): A Active Messages sent
+ * and handled, P puts, G gets, B barriers, W waits, R remote atomics, U client messages
+ * (GASNETT_TRACE_PRINTF), I information (start, end).
+ * Stats: GASNET_STATSFILE likewise; at exit, one line per kind of operation seen, with
+ * its count and the total, least and largest size in bytes (and for waits and barriers
+ * the time spent), selected by GASNET_STATSMASK (same letters). */
+#include "gasneti_internal.h"
+
+#if GASNETI_TRACE || GASNETI_STATS
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+static const struct {
+    const char *name;
+    char group;
+} kinds[GASNETI_TK_COUNT] = {
+    [GASNETI_TK_AMREQ_SHORT] = {"AMREQUEST_SHORT", 'A'},  [GASNETI_TK_AMREQ_MEDIUM] = {"AMREQUEST_MEDIUM", 'A'},
+    [GASNETI_TK_AMREQ_LONG] = {"AMREQUEST_LONG", 'A'},    [GASNETI_TK_AMREP_SHORT] = {"AMREPLY_SHORT", 'A'},
+    [GASNETI_TK_AMREP_MEDIUM] = {"AMREPLY_MEDIUM", 'A'},  [GASNETI_TK_AMREP_LONG] = {"AMREPLY_LONG", 'A'},
+    [GASNETI_TK_AMRUN_REQ] = {"AMHANDLER_REQUEST", 'A'},  [GASNETI_TK_AMRUN_REP] = {"AMHANDLER_REPLY", 'A'},
+    [GASNETI_TK_PUT_BLOCKING] = {"PUT_BLOCKING", 'P'},    [GASNETI_TK_PUT_NB] = {"PUT_NB", 'P'},
+    [GASNETI_TK_PUT_NBI] = {"PUT_NBI", 'P'},              [GASNETI_TK_GET_BLOCKING] = {"GET_BLOCKING", 'G'},
+    [GASNETI_TK_GET_NB] = {"GET_NB", 'G'},                [GASNETI_TK_GET_NBI] = {"GET_NBI", 'G'},
+    [GASNETI_TK_BARRIER_NOTIFY] = {"BARRIER_NOTIFY", 'B'}, [GASNETI_TK_BARRIER_WAIT] = {"BARRIER_WAIT", 'B'},
+    [GASNETI_TK_WAIT] = {"WAIT_SYNC", 'W'},               [GASNETI_TK_AMO] = {"ATOMIC", 'R'},
+};
+
+static FILE *trace_f, *stats_f;
+static char trace_mask[32] = "ABGIPRUW", stats_mask[32] = "ABGIPRUW";
+static struct timespec t_start;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uint64_t n, bytes, least, most, ns;
+} st[GASNETI_TK_COUNT];
+
+static double since_start(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)(ts.tv_sec - t_start.tv_sec) + (double)(ts.tv_nsec - t_start.tv_nsec) * 1e-9;
+}
+
+uint64_t gasneti_trace_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* a file named by variable var, '%' replaced by the rank */
+static FILE *open_out(const char *var) {
+    const char *v = gasneti_getenv(var);
+    if (!v || !*v) return NULL;
+    if (!strcmp(v, "-") || !strcmp(v, "stderr")) return stderr;
+    if (!strcmp(v, "stdout")) return stdout;
+    char path[1024];
+    size_t o = 0;
+    for (const char *p = v; *p && o < sizeof(path) - 16; p++) {
+        if (*p == '%') o += (size_t)snprintf(path + o, sizeof(path) - o, "%u", (unsigned)gasneti_mynode);
+        else path[o++] = *p;
+    }
+    path[o] = 0;
+    FILE *f = fopen(path, "w");
+    if (!f) gasneti_launch_error("%s=%s: cannot write %s", var, v, path);
+    return f;
+}
+
+static void read_mask(const char *var, char *mask) {
+    const char *v = gasneti_getenv_dflt(var, mask);
+    if (!v || !*v) return;
+    for (const char *p = v; *p; p++)
+        if (!strchr("ABGIPRUW", *p))
+            gasneti_launch_error("%s=%s: '%c' is not a group (A B G I P R U W)", var, v, *p);
+    snprintf(mask, 32, "%s", v);
+}
+
+static int tracing(char group) { return trace_f && strchr(trace_mask, group); }
+
+void gasneti_trace_init(void) {
+    clock_gettime(CLOCK_MONOTONIC, &t_start);
+#if GASNETI_TRACE
+    trace_f = open_out("GASNET_TRACEFILE");
+    read_mask("GASNET_TRACEMASK", trace_mask);
+#endif
+#if GASNETI_STATS
+    stats_f = open_out("GASNET_STATSFILE");
+    read_mask("GASNET_STATSMASK", stats_mask);
+#endif
+    for (int k = 0; k < GASNETI_TK_COUNT; k++) st[k].least = UINT64_MAX;
+    if (tracing('I')) {
+        pthread_mutex_lock(&lock);
+        fprintf(trace_f, "%u %.6f INFO start rank=%u ranks=%u config=%s\n", (unsigned)gasneti_mynode, 0.0,
+                (unsigned)gasneti_mynode, (unsigned)gasneti_nodes, GASNET_CONFIG_STRING);
+        fflush(trace_f);
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+void gasneti_trace_op(int kind, gex_Rank_t peer, size_t bytes, unsigned handler) {
+    if (!trace_f && !stats_f) return;
+    pthread_mutex_lock(&lock);
+    if (stats_f) {
+        st[kind].n++;
+        st[kind].bytes += bytes;
+        if (bytes < st[kind].least) st[kind].least = bytes;
+        if (bytes > st[kind].most) st[kind].most = bytes;
+    }
+    if (tracing(kinds[kind].group)) {
+        fprintf(trace_f, "%u %.6f %s peer=%u bytes=%zu", (unsigned)gasneti_mynode, since_start(), kinds[kind].name,
+                (unsigned)peer, bytes);
+        if (kinds[kind].group == 'A') fprintf(trace_f, " handler=%u", handler);
+        fputc('\n', trace_f);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void gasneti_trace_time(int kind, uint64_t ns) {
+    if (!trace_f && !stats_f) return;
+    pthread_mutex_lock(&lock);
+    if (stats_f) {
+        st[kind].n++;
+        st[kind].ns += ns;
+    }
+    if (tracing(kinds[kind].group))
+        fprintf(trace_f, "%u %.6f %s ns=%llu\n", (unsigned)gasneti_mynode, since_start(), kinds[kind].name,
+                (unsigned long long)ns);
+    pthread_mutex_unlock(&lock);
+}
+
+/* GASNETT_TRACE_PRINTF (U) and GASNETT_STATS_PRINTF (a line in the statistics file) */
+void gasneti_trace_printf(int to_stats, const char *fmt, ...) {
+    FILE *f = to_stats ? stats_f : (trace_f && strchr(trace_mask, 'U') ? trace_f : NULL);
+    if (!f) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&lock);
+    fprintf(f, "%u %.6f USER %s\n", (unsigned)gasneti_mynode, since_start(), msg);
+    pthread_mutex_unlock(&lock);
+}
+
+
+/* at exit (every way out that runs gasneti_trace_fini: gasnet_exit, a return from main,
+ * a fatal error) */
+void gasneti_trace_fini(void) {
+    pthread_mutex_lock(&lock);
+    if (stats_f) {
+        fprintf(stats_f, "%u STATS rank=%u ranks=%u seconds=%.6f config=%s\n", (unsigned)gasneti_mynode,
+                (unsigned)gasneti_mynode, (unsigned)gasneti_nodes, since_start(), GASNET_CONFIG_STRING);
+        for (int k = 0; k < GASNETI_TK_COUNT; k++) {
+            if (!st[k].n || !strchr(stats_mask, kinds[k].group)) continue;
+            if (k == GASNETI_TK_WAIT || k == GASNETI_TK_BARRIER_WAIT)
+                fprintf(stats_f, "%u STAT %s count=%llu seconds=%.6f\n", (unsigned)gasneti_mynode, kinds[k].name,
+                        (unsigned long long)st[k].n, (double)st[k].ns * 1e-9);
+            else
+                fprintf(stats_f, "%u STAT %s count=%llu bytes=%llu least=%llu most=%llu\n", (unsigned)gasneti_mynode,
+                        kinds[k].name, (unsigned long long)st[k].n, (unsigned long long)st[k].bytes,
+                        (unsigned long long)st[k].least, (unsigned long long)st[k].most);
+        }
+        if (stats_f != stderr && stats_f != stdout) fclose(stats_f);
+        else fflush(stats_f);
+        stats_f = NULL;
+    }
+    if (trace_f) {
+        if (strchr(trace_mask, 'I'))
+            fprintf(trace_f, "%u %.6f INFO end\n", (unsigned)gasneti_mynode, since_start());
+        if (trace_f != stderr && trace_f != stdout) fclose(trace_f);
+        else fflush(trace_f);
+        trace_f = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+#else
+typedef int gasneti_trace_empty_unit; /* ISO C wants something in a translation unit */
+#endif

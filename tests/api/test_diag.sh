@@ -1,0 +1,144 @@
+#!/bin/bash
+# tests/api/test_diag.sh: diagnostics.
+#   test_diag.sh GASNET_RUN TRACE_PROG PLAIN_PROG BADARG_PROG
+# TRACE_PROG is tests/unit/test_trace (a library with tracing and statistics compiled in),
+# PLAIN_PROG a program against the normal library (test_am: it must create no file), BADARG_PROG tests/api/test_badarg (its "handler" mode ends in a fatal
+# error). Checks, on smp with 2 ranks:
+#   - GASNET_TRACEFILE=dir/trace.% gives one file per rank holding the start and end
+#     records and each operation test_trace.c does, with peer and size, and the client's
+#     GASNETT_TRACE_PRINTF line; GASNET_STATSFILE gives exact counts and byte totals (AM
+#     Short requests: at least the client's 3, the library's barriers send some too);
+#   - GASNET_TRACEMASK=P keeps only puts (and nothing else); a bad mask letter is a
+#     one-line launch error;
+#   - a library built without tracing creates no trace file;
+#   - GASNET_VERBOSEENV=1 lists each variable once with (set)/(default);
+#   - GASNET_BACKTRACE=1 prints a backtrace after a fatal error (EXECINFO; and GDB with
+#     GASNET_BACKTRACE_TYPE=GDB when gdb is installed, else the EXECINFO fallback);
+#   - GASNET_FREEZE_ON_ERROR=1 stops the failing process and says how to attach.
+# Layer: tests (driver).
+set -u
+[ $# -eq 4 ] || { echo "usage: test_diag.sh GASNET_RUN TRACE_PROG PLAIN_PROG BADARG_PROG" >&2; exit 2; }
+RUN=$1 TPROG=$2 PPROG=$3 BPROG=$4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-diag.XXXXXX") || exit 2
+bg=""
+trap '[ -n "$bg" ] && kill -KILL -- -"$bg" 2>/dev/null; rm -rf "$tmp"' EXIT
+out="$tmp/out" err="$tmp/err"
+failed=0
+bad() { echo "FAIL test_diag: $*"; echo "--- stdout:"; cat "$out"; echo "--- stderr:"; cat "$err"; failed=1; }
+ok() { echo "ok   $*"; }
+run2() { "$RUN" -c smp -n 2 -t 60 "$@" > "$out" 2> "$err"; }
+
+# ---- trace and statistics ----
+GASNET_TRACEFILE="$tmp/trace.%" GASNET_STATSFILE="$tmp/stats.%" run2 "$TPROG"
+st=$?
+if [ $st -ne 0 ]; then bad "traced job: status $st"
+else
+    for r in 0 1; do
+        peer=$((1 - r))
+        t="$tmp/trace.$r" s="$tmp/stats.$r"
+        [ -s "$t" ] && [ -s "$s" ] || { bad "rank $r: no trace or stats file"; continue; }
+        miss=""
+        for pat in "^$r [0-9.]* INFO start rank=$r ranks=2 " \
+                   "^$r [0-9.]* AMREQUEST_SHORT peer=$peer bytes=0 handler=200\$" \
+                   "^$r [0-9.]* AMREPLY_SHORT peer=$peer bytes=0 handler=201\$" \
+                   "^$r [0-9.]* AMREQUEST_MEDIUM peer=$peer bytes=100 handler=202\$" \
+                   "^$r [0-9.]* AMREQUEST_LONG peer=$peer bytes=200 handler=202\$" \
+                   "^$r [0-9.]* AMHANDLER_REQUEST peer=$peer bytes=100 handler=202\$" \
+                   "^$r [0-9.]* PUT_BLOCKING peer=$peer bytes=4096\$" \
+                   "^$r [0-9.]* PUT_NB peer=$peer bytes=4096\$" \
+                   "^$r [0-9.]* PUT_NBI peer=$peer bytes=4096\$" \
+                   "^$r [0-9.]* GET_BLOCKING peer=$peer bytes=512\$" \
+                   "^$r [0-9.]* GET_NB peer=$peer bytes=512\$" \
+                   "^$r [0-9.]* ATOMIC peer=$peer bytes=8\$" \
+                   "^$r [0-9.]* BARRIER_NOTIFY " "^$r [0-9.]* WAIT_SYNC ns=[0-9]*\$" \
+                   "^$r [0-9.]* USER client message 42\$" "^$r [0-9.]* INFO end\$"; do
+            grep -Eq -- "$pat" "$t" || miss="$miss [$pat]"
+        done
+        [ -z "$miss" ] || { bad "rank $r: trace lacks$miss"; continue; }
+        miss=""
+        for pat in "^$r STATS rank=$r ranks=2 " \
+                   "^$r STAT AMREQUEST_SHORT count=([3-9]|[1-9][0-9]+) bytes=0 " \
+                   "^$r STAT AMREQUEST_MEDIUM count=2 bytes=200 least=100 most=100\$" \
+                   "^$r STAT AMREQUEST_LONG count=1 bytes=200 least=200 most=200\$" \
+                   "^$r STAT AMREPLY_SHORT count=3 " \
+                   "^$r STAT PUT_BLOCKING count=2 bytes=8192 least=4096 most=4096\$" \
+                   "^$r STAT PUT_NB count=1 bytes=4096 " "^$r STAT PUT_NBI count=1 bytes=4096 " \
+                   "^$r STAT GET_BLOCKING count=1 bytes=512 " "^$r STAT GET_NB count=2 bytes=1024 " \
+                   "^$r STAT ATOMIC count=1 bytes=8 " "^$r STAT WAIT_SYNC count=[0-9]+ seconds=" \
+                   "^$r [0-9.]* USER client stat 7\$"; do
+            grep -Eq -- "$pat" "$s" || miss="$miss [$pat]"
+        done
+        [ -z "$miss" ] || { bad "rank $r: stats lack$miss"; echo "--- stats.$r:"; cat "$s"; continue; }
+        ok "rank $r: trace ($(wc -l < "$t") records) and stats ($(grep -c ' STAT ' "$s") kinds) hold every operation"
+    done
+fi
+rm -f "$tmp"/trace.* "$tmp"/stats.*
+
+GASNET_TRACEFILE="$tmp/trace.%" GASNET_TRACEMASK=P run2 "$TPROG"
+st=$?
+if [ $st -ne 0 ]; then bad "GASNET_TRACEMASK=P: status $st"
+elif ! grep -q ' PUT_BLOCKING ' "$tmp/trace.0"; then bad "GASNET_TRACEMASK=P: no puts traced"
+elif grep -v ' PUT_' "$tmp/trace.0" | grep -q .; then bad "GASNET_TRACEMASK=P: other records: $(grep -v ' PUT_' "$tmp/trace.0" | head -3)"
+else ok "GASNET_TRACEMASK=P: only puts ($(wc -l < "$tmp/trace.0") records)"; fi
+rm -f "$tmp"/trace.*
+
+GASNET_TRACEFILE="$tmp/trace.%" GASNET_TRACEMASK=PQ run2 "$TPROG"
+st=$?
+if [ $st -eq 0 ] || [ "$(grep -c . "$err")" -ne 1 ] || ! grep -q 'GASNET_TRACEMASK=PQ' "$err"; then
+    bad "GASNET_TRACEMASK=PQ: status $st, expected a one-line error naming the variable"
+else ok "GASNET_TRACEMASK=PQ: $(cat "$err")"; fi
+rm -f "$tmp"/trace.*
+
+GASNET_TRACEFILE="$tmp/trace.%" GASNET_STATSFILE="$tmp/stats.%" run2 "$PPROG"
+st=$?
+if [ $st -ne 0 ]; then bad "untraced library: status $st"
+elif ls "$tmp"/trace.* "$tmp"/stats.* > /dev/null 2>&1; then bad "a library built without tracing wrote a trace"
+else ok "a library built without tracing or statistics writes nothing"; fi
+
+# ---- GASNET_VERBOSEENV ----
+GASNET_VERBOSEENV=1 GASNET_PSHM_LANES_MAX=4 run2 "$PPROG"
+st=$?
+dups=$(grep '^ENV parameter:' "$err" | awk '{print $3}' | sort | uniq -d)
+if [ $st -ne 0 ]; then bad "GASNET_VERBOSEENV=1: status $st"
+elif ! grep -Eq '^ENV parameter: GASNET_PSHM_LANES_MAX +=  *4 +\(set\)$' "$err"; then bad "GASNET_VERBOSEENV: no (set) line for GASNET_PSHM_LANES_MAX"
+elif ! grep -Eq '^ENV parameter: GASNET_PSHM_NETWORK_DEPTH +=  *32 +\(default\)$' "$err"; then bad "GASNET_VERBOSEENV: no (default) line for GASNET_PSHM_NETWORK_DEPTH"
+elif [ -n "$dups" ]; then bad "GASNET_VERBOSEENV: listed more than once: $dups"
+else ok "GASNET_VERBOSEENV=1: $(grep -c '^ENV parameter:' "$err") variables, each once, (set) and (default) marked"; fi
+
+# ---- backtraces and freezing on a fatal error ----
+GASNET_BACKTRACE=1 run2 "$BPROG" handler
+st=$?
+if [ $st -eq 0 ] || ! grep -q 'FATAL ERROR' "$err"; then bad "fatal error: status $st"
+elif [ "$(grep -c '(+0x[0-9a-f]*)\|\[0x[0-9a-f]*\]' "$err")" -lt 3 ]; then bad "GASNET_BACKTRACE=1: no backtrace frames"
+else ok "GASNET_BACKTRACE=1: $(grep -c '\[0x[0-9a-f]*\]' "$err") frames after the fatal error"; fi
+GASNET_BACKTRACE=1 GASNET_BACKTRACE_TYPE=GDB,EXECINFO run2 "$BPROG" handler
+st=$?
+if command -v gdb > /dev/null; then
+    if [ $st -eq 0 ] || ! grep -q 'gasneti_fatalerror' "$err"; then bad "GASNET_BACKTRACE_TYPE=GDB: no gdb backtrace naming gasneti_fatalerror"
+    else ok "GASNET_BACKTRACE_TYPE=GDB: gdb's backtrace of every thread"; fi
+else
+    if [ $st -eq 0 ] || [ "$(grep -c '\[0x[0-9a-f]*\]' "$err")" -lt 3 ]; then bad "GASNET_BACKTRACE_TYPE=GDB,EXECINFO without gdb: no fallback backtrace"
+    else ok "GASNET_BACKTRACE_TYPE=GDB,EXECINFO: gdb is not installed, the EXECINFO fallback printed"; fi
+fi
+
+setsid env GASNET_FREEZE_ON_ERROR=1 GASNET_PSHM_NODES=2 "$BPROG" handler > "$out" 2> "$err" < /dev/null &
+bg=$!
+disown "$bg" # no job-status line when it is killed below
+frozen=""
+for _ in $(seq 100); do
+    frozen=$(sed -n 's/.*process \([0-9]*\) on .* frozen for a debugger: gdb -p \([0-9]*\).*/\1/p' "$err" | head -1)
+    [ -n "$frozen" ] && break
+    sleep 0.1
+done
+if [ -z "$frozen" ]; then bad "GASNET_FREEZE_ON_ERROR=1: no 'frozen for a debugger' message"
+else
+    sleep 0.5
+    if ! kill -0 "$frozen" 2>/dev/null; then bad "GASNET_FREEZE_ON_ERROR=1: process $frozen did not stay"
+    else ok "GASNET_FREEZE_ON_ERROR=1: $(grep -m1 frozen "$err" | sed 's/^\*\*\* //')"; fi
+fi
+kill -KILL -- -"$bg" 2>/dev/null
+for _ in $(seq 50); do kill -0 "$bg" 2>/dev/null || break; sleep 0.1; done
+bg=""
+
+[ $failed -eq 0 ] || exit 1
+echo "PASS test_diag"
