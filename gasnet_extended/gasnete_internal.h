@@ -75,7 +75,7 @@ extern void gasnete_amo_req_handler(gex_Token_t t, gex_AM_Arg_t ahi, gex_AM_Arg_
                                     gex_AM_Arg_t a1hi, gex_AM_Arg_t a1lo, gex_AM_Arg_t a2hi, gex_AM_Arg_t a2lo,
                                     gex_AM_Arg_t rhi, gex_AM_Arg_t rlo, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
 extern void gasnete_amo_rep_handler(gex_Token_t t, gex_AM_Arg_t vhi, gex_AM_Arg_t vlo, gex_AM_Arg_t rhi,
-                                    gex_AM_Arg_t rlo, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
+                                    gex_AM_Arg_t rlo, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo, gex_AM_Arg_t four);
 
 /* VIS packets (gasnete_vis.c) */
 extern void gasnete_vis_put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);

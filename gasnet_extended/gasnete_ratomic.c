@@ -145,7 +145,7 @@ static void apply(gex_DT_t dt, gex_OP_t op, void *addr, const void *op1, const v
 
 /* ---- by AM, for targets this process cannot address ---- */
 
-/* request args: addr(2) dt|op<<8 op1(2) op2(2) result(2) done(2) = 11 */
+/* request args: addr(2) dt|op<<8 op1(2) op2(2) result(2) done(2) = 11; reply: value(2) result(2) done(2) four = 7 */
 void gasnete_amo_req_handler(gex_Token_t t, gex_AM_Arg_t ahi, gex_AM_Arg_t alo, gex_AM_Arg_t code, gex_AM_Arg_t a1hi,
                             gex_AM_Arg_t a1lo, gex_AM_Arg_t a2hi, gex_AM_Arg_t a2lo, gex_AM_Arg_t rhi,
                             gex_AM_Arg_t rlo, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo) {
@@ -160,22 +160,19 @@ void gasnete_amo_req_handler(gex_Token_t t, gex_AM_Arg_t ahi, gex_AM_Arg_t alo, 
     apply(dt, op, GASNETE_PTR(ahi, alo), four ? (void *)&o1w : (void *)&o1, four ? (void *)&o2w : (void *)&o2,
           fetch ? (four ? (void *)&oldw : (void *)&old) : NULL);
     if (four) old = oldw;
-    gex_AM_ReplyShort6(t, GASNETI_HIDX_AMO_REP, 0, (gex_AM_Arg_t)(uint32_t)(old >> 32), (gex_AM_Arg_t)(uint32_t)old,
-                       rhi, rlo, dhi, dlo);
-    (void)code;
+    gex_AM_ReplyShort7(t, GASNETI_HIDX_AMO_REP, 0, (gex_AM_Arg_t)(uint32_t)(old >> 32), (gex_AM_Arg_t)(uint32_t)old,
+                       rhi, rlo, dhi, dlo, (gex_AM_Arg_t)four);
 }
 
 void gasnete_amo_rep_handler(gex_Token_t t, gex_AM_Arg_t vhi, gex_AM_Arg_t vlo, gex_AM_Arg_t rhi, gex_AM_Arg_t rlo,
-                            gex_AM_Arg_t dhi, gex_AM_Arg_t dlo) {
+                             gex_AM_Arg_t dhi, gex_AM_Arg_t dlo, gex_AM_Arg_t four) {
     (void)t;
     gasneti_counter_t *done = (gasneti_counter_t *)GASNETE_PTR(dhi, dlo);
     void *result = GASNETE_PTR(rhi, rlo);
     if (result) {
-        /* the width rides in the low bit of the result pointer (results are aligned) */
-        uintptr_t r = (uintptr_t)result;
-        if (r & 1) {
+        if (four) { /* the type's width, echoed by the target */
             uint32_t v = (uint32_t)vlo;
-            memcpy((void *)(r & ~(uintptr_t)1), &v, 4);
+            memcpy(result, &v, 4);
         } else {
             uint64_t v = ((uint64_t)(uint32_t)vhi << 32) | (uint32_t)vlo;
             memcpy(result, &v, 8);
@@ -294,7 +291,7 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     size_t sz = dt_size(dt);
     memcpy(&o1, operand1, sz);
     memcpy(&o2, operand2, sz);
-    uintptr_t r = (uintptr_t)result_p | (result_p && sz == 4); /* the width, in the low bit */
+    uintptr_t r = (uintptr_t)result_p;
     gasneti_counter_add(done);
     gex_AM_Arg_t args[11] = {GASNETE_HI(tgt_addr), GASNETE_LO(tgt_addr),
                              (gex_AM_Arg_t)(bit_index(dt) | bit_index(op) << 8), (gex_AM_Arg_t)(uint32_t)(o1 >> 32),
