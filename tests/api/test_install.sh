@@ -13,6 +13,9 @@
 #     _MINOR and _PATCH (the major a year);
 #   - the library and the client carry the ident string "$GASNetConduitName: SMP $";
 #   - a PAR object linked with -lgasnet-smp-seq fails with an undefined symbol naming PAR;
+#   - with udp-conduit built: its libraries, fragments, .pc files and bin/amudprun and
+#     bin/gasnetrun_udp are installed, and the client built with udp-par.mak and with
+#     pkg-config gasnet-udp-par runs with 2 processes over UDP through each launcher;
 #   - tools-only clients (gasnet_tools.h, no conduit) built with gasnet_tools-{seq,par}.mak and
 #     pkg-config gasnet_tools-{seq,par} run and see the right threading; a GASNETT_LITE_MODE
 #     C++ client builds with -Werror and links no GASNet library.
@@ -259,6 +262,47 @@ elif grep -Eq "undefined reference to .*PAR" "$tmp/mismatch/build.log"; then
     okmsg "PAR object + SEQ library: $(grep -Eo "undefined reference to [^ ]*PAR[^ ]*" "$tmp/mismatch/build.log" | head -1)"
 else
     bad "the PAR/SEQ link failed, but not with an undefined symbol naming PAR:"; cat "$tmp/mismatch/build.log"
+fi
+
+# ---- udp-conduit, when it was built: its files, the launcher under both names, and the
+# client built with udp-par.mak and with pkg-config, run through the installed launcher ----
+if [ -f "$BUILDDIR/udp-conduit/libgasnet-udp-par.a" ]; then
+    for f in include/udp-conduit/gasnet_core.h include/udp-conduit/udp-seq.mak include/udp-conduit/udp-par.mak \
+             include/udp-conduit/udp-parsync.mak lib/libgasnet-udp-seq.a lib/libgasnet-udp-par.a \
+             lib/libgasnet-udp-parsync.a lib/pkgconfig/gasnet-udp-seq.pc lib/pkgconfig/gasnet-udp-par.pc \
+             lib/pkgconfig/gasnet-udp-parsync.pc; do
+        [ -f "$ROOT/$f" ] || bad "missing $f"
+    done
+    for l in amudprun gasnetrun_udp; do [ -x "$ROOT/bin/$l" ] || bad "missing bin/$l"; done
+    mkdir -p "$tmp/umak" "$tmp/upc"
+    sed "s|smp-conduit/smp-par.mak|udp-conduit/udp-par.mak|" "$tmp/mak/Makefile" > "$tmp/umak/Makefile"
+    check_udp() { # dir how launcher
+        local d=$1 how=$2 l=$3
+        GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/$l" -np 2 "$d/x" > "$d/run.out" 2>&1
+        local st=$?
+        if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/$l exited with status $st:"; cat "$d/run.out"; return; fi
+        for r in 0 1; do
+            grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
+        done
+        strings -a "$d/x" | grep -qF '$GASNetConduitName: UDP $' || bad "$how: the client has no \$GASNetConduitName: UDP \$ ident string"
+        okmsg "$how: built, ran with 2 processes over UDP through bin/$l"
+    }
+    if (cd "$tmp/umak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+        check_udp "$tmp/umak" "udp-par.mak" amudprun
+    else
+        bad "building with udp-par.mak failed:"; cat "$tmp/umak/build.log"
+    fi
+    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-udp-par 2>"$tmp/upc/pc.err"); then
+        cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-udp-par)
+        [ -n "$cc" ] || cc=cc
+        if (cd "$tmp/upc" && $cc -o x ../x.c $pc > build.log 2>&1); then
+            check_udp "$tmp/upc" "pkg-config gasnet-udp-par" gasnetrun_udp
+        else
+            bad "building with pkg-config gasnet-udp-par failed:"; cat "$tmp/upc/build.log"
+        fi
+    else
+        bad "pkg-config --cflags --libs gasnet-udp-par failed:"; cat "$tmp/upc/pc.err"
+    fi
 fi
 
 if [ "$failed" -ne 0 ]; then exit 1; fi
