@@ -53,7 +53,7 @@ const gex_AM_Entry_t gasnete_handlers[] = {
     H(GASNETI_HIDX_AMRMA_GET_REP, get_rep_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 4),
     H(GASNETI_HIDX_AMO_REQ, gasnete_amo_req_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 11),
     H(GASNETI_HIDX_AMO_REP, gasnete_amo_rep_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 7),
-    H(GASNETI_HIDX_VIS_PUT_REQ, gasnete_vis_put_req_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2),
+    H(GASNETI_HIDX_VIS_PUT_REQ, gasnete_vis_put_req_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 5),
     H(GASNETI_HIDX_VIS_PUT_REP, gasnete_vis_put_rep_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 2),
     H(GASNETI_HIDX_VIS_GET_REQ, gasnete_vis_get_req_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2),
     H(GASNETI_HIDX_VIS_GET_REP, gasnete_vis_get_rep_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2),

@@ -78,7 +78,8 @@ extern void gasnete_amo_rep_handler(gex_Token_t t, gex_AM_Arg_t vhi, gex_AM_Arg_
                                     gex_AM_Arg_t rlo, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo, gex_AM_Arg_t four);
 
 /* VIS packets (gasnete_vis.c) */
-extern void gasnete_vis_put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
+extern void gasnete_vis_put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo,
+                                        gex_AM_Arg_t ihi, gex_AM_Arg_t ilo, gex_AM_Arg_t total);
 extern void gasnete_vis_put_rep_handler(gex_Token_t t, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
 extern void gasnete_vis_get_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
 extern void gasnete_vis_get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);

@@ -12,7 +12,8 @@
  * most GASNET_VIS_AMPIPE_MAX bytes (default 8192; GASNET_VIS_AMPIPE=0 turns packing off)
  * are not sent one RMA each but packed, as (address, length[, data]) entries, into AM
  * Mediums of up to one network message: a put's packet carries the data and the target
- * copies it into place; a get's packet carries the list, and the reply carries the bytes,
+ * copies it into place (one reply per call, vis_tally_packet); a get's packet carries the
+ * list, and the reply carries the bytes,
  * which the initiator scatters with the list it kept. Several packets are in flight at
  * once (the conduit's window is the limit); each counts in the call's completion like a
  * piece. */
@@ -73,6 +74,8 @@ typedef struct {
     vis_getdesc_t *gd;
     gasneti_counter_t own;  /* Blocking/NB: packets in flight */
     gasneti_counter_t *done; /* &own, or the NBI put/get count */
+    uint64_t put_id;         /* puts: this call's packets, acknowledged once all arrived */
+    uint32_t put_packets;    /* put packets sent so far */
 } vis_ctx_t;
 
 static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags,
@@ -98,11 +101,55 @@ static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t
     c->gd = NULL;
     gasneti_atomic_set(&c->own, 0);
     c->done = mode == GASNETE_VIS_NBI ? gasnete_nbi_counter(is_put ? GASNETE_NBI_PUT : GASNETE_NBI_GET) : &c->own;
+    c->put_id = 0;
+    c->put_packets = 0;
+}
+
+/* A put's packets are acknowledged once, by the target's handler of whichever packet
+ * completes the set (datagrams arrive in any order): every packet carries the call's id,
+ * the last one sent also the number of packets. The target counts them here, per
+ * (sender, id), until the count is known and reached. One Short reply per call instead
+ * of one per packet: on udp each reply is a datagram the target must send while the
+ * next packets wait. */
+typedef struct vis_tally_s {
+    struct vis_tally_s *next;
+    gex_Rank_t src;
+    uint64_t id;
+    uint32_t got, total;
+} vis_tally_t;
+#define VIS_TALLY_BUCKETS 64
+static vis_tally_t *vis_tally[VIS_TALLY_BUCKETS];
+static gex_HSL_t vis_tally_lock = GEX_HSL_INITIALIZER;
+static uint64_t vis_next_id;
+
+/* counts one packet of (src, id); total is 0 or the call's packet count. True when the
+ * set is complete (the caller acknowledges it). */
+static int vis_tally_packet(gex_Rank_t src, uint64_t id, uint32_t total) {
+    vis_tally_t **pp = &vis_tally[(id ^ src) % VIS_TALLY_BUCKETS], *t;
+    gex_HSL_Lock(&vis_tally_lock);
+    for (t = *pp; t && (t->src != src || t->id != id); t = t->next) {
+    }
+    if (!t) {
+        t = calloc(1, sizeof(*t));
+        if (!t) gasneti_fatalerror("VIS: out of memory counting packets");
+        t->src = src, t->id = id, t->next = *pp, *pp = t;
+    }
+    t->got++;
+    if (total) t->total = total;
+    int complete = t->total && t->got == t->total;
+    if (complete) {
+        while (*pp != t) pp = &(*pp)->next;
+        *pp = t->next;
+        free(t);
+    }
+    gex_HSL_Unlock(&vis_tally_lock);
+    return complete;
 }
 
 /* ---- packets ---- */
 
-void gasnete_vis_put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo) {
+void gasnete_vis_put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo,
+                                 gex_AM_Arg_t ihi, gex_AM_Arg_t ilo, gex_AM_Arg_t total) {
     for (size_t off = 0; off + sizeof(vis_entry_t) <= n;) {
         vis_entry_t h;
         memcpy(&h, (uint8_t *)buf + off, sizeof h);
@@ -110,7 +157,10 @@ void gasnete_vis_put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_
         memcpy((void *)(uintptr_t)h.addr, (uint8_t *)buf + off, (size_t)h.len);
         off += VIS_PAD8((size_t)h.len);
     }
-    gex_AM_ReplyShort2(t, GASNETI_HIDX_VIS_PUT_REP, 0, dhi, dlo);
+    gex_Token_Info_t ti;
+    gex_Token_Info(t, &ti, GEX_TI_SRCRANK);
+    uint64_t id = ((uint64_t)(uint32_t)ihi << 32) | (uint32_t)ilo;
+    if (vis_tally_packet(ti.gex_srcrank, id, (uint32_t)total)) gex_AM_ReplyShort2(t, GASNETI_HIDX_VIS_PUT_REP, 0, dhi, dlo);
 }
 
 void gasnete_vis_put_rep_handler(gex_Token_t t, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo) {
@@ -151,17 +201,27 @@ void gasnete_vis_get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_
     gasneti_counter_done(done);
 }
 
-static void vis_flush(vis_ctx_t *c) {
+/* sends the packet being filled; `last`: no more packets for this call follow */
+static void vis_flush(vis_ctx_t *c, int last) {
     if (!c->used) return;
-    gex_AM_Arg_t args[2];
+    gex_AM_Arg_t args[5];
+    unsigned nargs = 2;
     if (c->is_put) {
+        if (!c->put_packets++) { /* the call's first packet: one completion for all of them */
+            c->put_id = __atomic_add_fetch(&vis_next_id, 1, __ATOMIC_RELAXED);
+            gasneti_counter_add(c->done);
+        }
         args[0] = GASNETE_HI(c->done), args[1] = GASNETE_LO(c->done);
+        args[2] = (gex_AM_Arg_t)(uint32_t)(c->put_id >> 32), args[3] = (gex_AM_Arg_t)(uint32_t)c->put_id;
+        args[4] = last ? (gex_AM_Arg_t)c->put_packets : 0;
+        nargs = 5;
     } else {
         args[0] = GASNETE_HI(c->gd), args[1] = GASNETE_LO(c->gd);
+        gasneti_counter_add(c->done);
     }
-    gasneti_counter_add(c->done);
-    gasneti_am_msg_t m = {c->jr, GASNETI_AM_MEDIUM, 1, 2, c->is_put ? GASNETI_HIDX_VIS_PUT_REQ : GASNETI_HIDX_VIS_GET_REQ,
-                          0, args, c->buf, c->used, NULL};
+    gasneti_am_msg_t m = {c->jr, GASNETI_AM_MEDIUM, 1, (uint8_t)nargs,
+                          c->is_put ? GASNETI_HIDX_VIS_PUT_REQ : GASNETI_HIDX_VIS_GET_REQ, 0, args, c->buf, c->used,
+                          NULL};
     gasneti_am_send(&m, GEX_EVENT_NOW); /* the payload is copied: the packet buffer is free again */
     c->used = c->reply_bytes = 0;
     c->gd = NULL;
@@ -170,7 +230,7 @@ static void vis_flush(vis_ctx_t *c) {
 /* Adds one piece to the packet (sending the packet first if it is full). */
 static void vis_pack(vis_ctx_t *c, void *local, void *remote, size_t n) {
     size_t need = sizeof(vis_entry_t) + (c->is_put ? VIS_PAD8(n) : 0);
-    if (c->used + need > c->cap || (!c->is_put && c->reply_bytes + n > c->cap)) vis_flush(c);
+    if (c->used + need > c->cap || (!c->is_put && c->reply_bytes + n > c->cap)) vis_flush(c, 0);
     if (!c->buf) {
         c->buf = malloc(c->cap);
         if (!c->buf) gasneti_fatalerror("%s: out of memory for a packet", c->call);
@@ -220,7 +280,7 @@ static void vis_piece(vis_ctx_t *c, void *local, void *remote, size_t n) {
 }
 
 static gex_Event_t vis_finish(vis_ctx_t *c) {
-    vis_flush(c);
+    vis_flush(c, 1);
     free(c->buf);
     c->buf = NULL;
     if (c->nev) gex_Event_WaitAll(c->ev, c->nev, 0);
