@@ -225,14 +225,36 @@ static void rtt_sample(peer_t *p, double r /* ns */) {
     p->rto = rto < (double)rto_min ? rto_min : rto > (double)rto_max ? rto_max : (uint64_t)rto;
 }
 
+/* Big datagram buffers (more than SMALL_SLOT bytes, all RBUF_BYTES long) are shared by
+ * every peer's slots through a pool of at most BIG_POOL, under the lock: a slot holds one
+ * only while its datagram is unacknowledged. Kept for reuse because returning 64 KiB to
+ * malloc on every ack made the heap shrink and grow again (a brk and page faults per
+ * datagram); bounded so that memory does not grow with the number of peers. */
+#define SMALL_SLOT 16384
+#define BIG_POOL 32
+static uint8_t *big_pool[BIG_POOL];
+static int big_count;
+
+static uint8_t *big_get(void) {
+    if (big_count) return big_pool[--big_count];
+    uint8_t *b = malloc(RBUF_BYTES);
+    if (!b) gasneti_fatalerror("udp-conduit: out of memory for a %d-byte datagram", RBUF_BYTES);
+    return b;
+}
+
+static void big_put(uint8_t *b) {
+    if (big_count < BIG_POOL) big_pool[big_count++] = b;
+    else free(b);
+}
+
 static void mark_acked(peer_t *p, tx_t *t, uint32_t seq, uint64_t now) {
     slot_t *s = &t->slot[seq % WIN];
     if (s->acked) return;
     s->acked = 1;
     t->inflight -= s->len;
     if (!s->retx) rtt_sample(p, (double)(now - s->sent_at));
-    if (s->cap > 16384) { /* keep small buffers for reuse, return big ones */
-        free(s->buf);
+    if (s->cap > SMALL_SLOT) { /* keep small buffers in the slot; big ones go to the pool */
+        big_put(s->buf);
         s->buf = NULL;
         s->cap = 0;
     }
@@ -523,7 +545,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     tx_t *t = &p->tx[ch];
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
     uint32_t len = PAYLOAD_OFF(m->nargs) + (uint32_t)plen;
-    gasneti_assert(plen <= GASNETC_NET_MEDIUM);
+    gasneti_assert(plen <= GASNETC_NET_MEDIUM && len <= RBUF_BYTES);
     LOCK();
     while (window_full(t, len)) {
         UNLOCK();
@@ -534,10 +556,16 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     uint32_t seq = t->next++;
     slot_t *s = &t->slot[seq % WIN];
     if (s->cap < len) {
-        free(s->buf);
-        s->cap = len < 512 ? 512 : len;
-        s->buf = malloc(s->cap);
-        if (!s->buf) gasneti_fatalerror("udp-conduit: out of memory for a %u-byte datagram", len);
+        if (s->cap > SMALL_SLOT) big_put(s->buf);
+        else free(s->buf);
+        if (len > SMALL_SLOT) {
+            s->buf = big_get();
+            s->cap = RBUF_BYTES;
+        } else {
+            s->cap = len < 512 ? 512 : len;
+            s->buf = malloc(s->cap);
+            if (!s->buf) gasneti_fatalerror("udp-conduit: out of memory for a %u-byte datagram", len);
+        }
     }
     hdr_t *h = (hdr_t *)s->buf;
     h->key = gasnetc_udp_key;
