@@ -2,13 +2,19 @@
  * Layer: public. Every call is decomposed by the library into contiguous pieces moved with
  * gex_RMA_* (gasnet_extended/gasnete_vis.c), so it works on every conduit. See docs/vis.md.
  * The GASNet-1 prototype forms gasnet_{put,get}{v,i,s}[_nb|_nbi][_bulk] are at the end.
- * Not provided: gex_VIS_SetPeerCompletionHandler. */
+ * gex_VIS_SetPeerCompletionHandler [EXPERIMENTAL in the spec]: a put that takes an armed
+ * handler completes before it returns, then notifies the target (docs/vis.md). */
 #ifndef GASNET_VIS_H
 #define GASNET_VIS_H
 #include <gasnetex.h>
 #include <stddef.h>
 
 GASNETI_BEGIN_EXTERNC
+
+/* ---- peer completion (spec "VIS Put Peer Completion") ---- */
+#define GEX_VIS_MAX_PEERCOMPLETION ((size_t)512)
+extern void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source_addr, size_t nbytes,
+                                             gex_Flags_t flags);
 
 /* mode: how the pieces complete (blocking, one NB event, or the NBI machinery) */
 #define GASNETE_VIS_BLOCKING 0

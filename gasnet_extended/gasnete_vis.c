@@ -76,7 +76,43 @@ typedef struct {
     gasneti_counter_t *done; /* &own, or the NBI put/get count */
     uint64_t put_id;         /* puts: this call's packets, acknowledged once all arrived */
     uint32_t put_packets;    /* put packets sent so far */
+    gex_AM_Index_t peer_h;   /* armed peer completion handler of this put (0: none) */
+    const void *peer_src;
+    size_t peer_n;
 } vis_ctx_t;
+
+/* gex_VIS_SetPeerCompletionHandler: armed per thread, taken by the thread's next VIS put */
+static GASNETI_THREADLOCAL struct {
+    gex_AM_Index_t h;
+    const void *src;
+    size_t n;
+} vis_armed;
+
+void gex_VIS_SetPeerCompletionHandler(gex_AM_Index_t handler, const void *source_addr, size_t nbytes,
+                                      gex_Flags_t flags) {
+    (void)flags;
+    if (handler && nbytes > GEX_VIS_MAX_PEERCOMPLETION)
+        gasneti_fatalerror("gex_VIS_SetPeerCompletionHandler: nbytes=%zu is above GEX_VIS_MAX_PEERCOMPLETION (%zu)",
+                           nbytes, (size_t)GEX_VIS_MAX_PEERCOMPLETION);
+    if (handler && handler < GEX_AM_INDEX_BASE)
+        gasneti_fatalerror("gex_VIS_SetPeerCompletionHandler: handler index %u is reserved for the library",
+                           (unsigned)handler);
+    vis_armed.h = handler;
+    vis_armed.src = nbytes ? source_addr : NULL;
+    vis_armed.n = nbytes;
+}
+
+/* the target's side: runs the client's 0-argument Medium Reply handler, after the put's
+ * data (the notification is sent only once the put has completed at the initiator) */
+void gasnete_vis_peer_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t hidx) {
+    const gex_AM_Entry_t *e = &gasneti_handler_table[(uint8_t)hidx];
+    if (!e->gex_fnptr || (e->gex_flags & (GEX_FLAG_AM_SHORT | GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST)) ||
+        (e->gex_nargs != 0 && e->gex_nargs != GASNETI_NARGS_ANY))
+        gasneti_fatalerror("gex_VIS_SetPeerCompletionHandler: handler %u at rank %u is not registered as a "
+                           "0-argument AM Medium Reply handler",
+                           (unsigned)(uint8_t)hidx, (unsigned)gasneti_mynode);
+    ((void (*)(gex_Token_t, void *, size_t))e->gex_fnptr)(t, buf, n);
+}
 
 static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags,
                      const char *call) {
@@ -103,6 +139,14 @@ static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t
     c->done = mode == GASNETE_VIS_NBI ? gasnete_nbi_counter(is_put ? GASNETE_NBI_PUT : GASNETE_NBI_GET) : &c->own;
     c->put_id = 0;
     c->put_packets = 0;
+    c->peer_h = 0;
+    if (is_put && vis_armed.h) { /* this put takes the armed handler; it completes before returning */
+        c->peer_h = vis_armed.h, c->peer_src = vis_armed.src, c->peer_n = vis_armed.n;
+        vis_armed.h = 0;
+        c->mode = GASNETE_VIS_BLOCKING;
+        c->lc = GEX_EVENT_DEFER;
+        c->done = &c->own;
+    }
 }
 
 /* A put's packets are acknowledged once, by the target's handler of whichever packet
@@ -301,6 +345,12 @@ static gex_Event_t vis_finish(vis_ctx_t *c) {
     if (c->nev) gex_Event_WaitAll(c->ev, c->nev, 0);
     c->nev = 0;
     while (gasneti_atomic_read(&c->own)) gasneti_AMPoll(); /* packets of a Blocking/NB call */
+    if (c->peer_h) { /* the data is at the target: now the notification */
+        gex_AM_Arg_t arg = c->peer_h;
+        gasneti_am_msg_t m = {c->jr, GASNETI_AM_MEDIUM, 1, 1, GASNETI_HIDX_VIS_PEER, 0, &arg, c->peer_src, c->peer_n,
+                              NULL};
+        gasneti_am_send(&m, GEX_EVENT_NOW);
+    }
     return GEX_EVENT_INVALID;
 }
 

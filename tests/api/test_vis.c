@@ -4,6 +4,9 @@
  * transfers. Each rank puts into its right neighbor's area P (written by nobody else)
  * and gets from the neighbor's area G (a known pattern). Checks the bytes around every
  * transfer too; then the GASNet-1 prototype forms gasnet_{put,get}{v,i,s}[_nb|_nbi][_bulk].
+ * Last, gex_VIS_SetPeerCompletionHandler: armed puts of every kind notify the right
+ * neighbor, whose handler checks that the put's data is already there; a disarmed put and
+ * a get leave no notification; each arrives exactly once.
  * Layer: tests (public API only). Run also with GASNET_RMA_NBRHD_BYPASS=0 (AM-based, and
  * small pieces packed into AM Mediums) and with GASNET_VIS_AMPIPE=0 (no packing). */
 #include "test_util.h"
@@ -350,6 +353,103 @@ static void test_legacy_forms(void) {
             }
 }
 
+/* ---- peer completion ---- */
+#define PC_OPS 24            /* armed puts 0..PC_OPS-1; PC_OPS: disarmed; PC_OPS+1: after a get */
+#define PC_HIDX 200
+#define PC_MAXB (14 * 48) /* the largest c * a of pc_shape */
+typedef struct {
+    uint32_t k, from;
+} pc_note_t;
+static volatile int pc_got[PC_OPS + 2];
+static volatile int pc_bad_note;
+
+/* the shape of op k: c elements of a bytes, 2a apart, at offset k * 8192 of the P area */
+static void pc_shape(uint32_t k, size_t *c, size_t *a, size_t *off) {
+    *c = 8 + k % 7, *a = 16 + 8 * (k % 5), *off = (size_t)k * 8192;
+}
+
+static void pc_handler(gex_Token_t t, void *buf, size_t n) {
+    (void)t;
+    pc_note_t note;
+    if (n != sizeof note) { pc_bad_note = 1; return; }
+    memcpy(&note, buf, sizeof note);
+    if (note.k >= PC_OPS + 2 || note.from != (test_rank + test_size - 1) % test_size) { pc_bad_note = 1; return; }
+    size_t c, a, off;
+    pc_shape(note.k, &c, &a, &off);
+    uint8_t want[PC_MAXB];
+    test_pat_fill(want, c * a, 0x9C000000ull + note.k + ((uint64_t)note.from << 16));
+    for (size_t e = 0; e < c; e++)
+        CHECKF(!memcmp(myseg + off + e * 2 * a, want + e * a, a),
+               "peer completion %u from rank %u ran before element %zu of its put arrived", note.k, note.from, e);
+    pc_got[note.k]++;
+}
+
+static void pc_put(uint32_t k, int arm, gex_Event_t *ev_out) {
+    size_t c, a, off;
+    pc_shape(k, &c, &a, &off);
+    static uint8_t data[PC_MAXB];
+    test_pat_fill(data, c * a, 0x9C000000ull + k + ((uint64_t)test_rank << 16));
+    pc_note_t note = {k, test_rank};
+    if (arm) gex_VIS_SetPeerCompletionHandler(PC_HIDX, &note, sizeof note, 0);
+    gex_Memvec_t dv[16], sv = {data, c * a};
+    void *dp[16], *sp = data;
+    for (size_t e = 0; e < c; e++) {
+        dv[e].gex_addr = dp[e] = rseg + off + e * 2 * a;
+        dv[e].gex_len = a;
+    }
+    ptrdiff_t dst_st[2] = {(ptrdiff_t)a, (ptrdiff_t)(2 * a)}, src_st[2] = {(ptrdiff_t)a, (ptrdiff_t)(c * a)};
+    size_t cnt[2] = {1, c};
+    gex_Event_t ev = GEX_EVENT_INVALID;
+    switch (k % 4) {
+    case 0: CHECK_EQ(gex_VIS_StridedPutBlocking(test_tm, right, rseg + off, dst_st + 1, data, src_st, a, cnt + 1, 1, 0), 0); break;
+    case 1: ev = gex_VIS_StridedPutNB(test_tm, right, rseg + off, dst_st + 1, data, src_st, a, cnt + 1, 1, 0); break;
+    case 2: CHECK_EQ(gex_VIS_VectorPutNBI(test_tm, right, c, dv, 1, &sv, 0), 0); gex_NBI_Wait(GEX_EC_ALL, 0); break;
+    default:
+        gex_NBI_BeginAccessRegion(0);
+        CHECK_EQ(gex_VIS_IndexedPutNBI(test_tm, right, c, dp, a, 1, &sp, c * a, 0), 0);
+        ev = gex_NBI_EndAccessRegion(0);
+    }
+    (void)cnt;
+    if (ev_out) *ev_out = ev;
+    else gex_Event_Wait(ev);
+}
+
+static void test_peer_completion(void) {
+    gex_AM_Entry_t h = {PC_HIDX, (gex_AM_Fn_t)pc_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 0, NULL, "pc"};
+    CHECK_EQ(gex_EP_RegisterHandlers(test_ep, &h, 1), GASNET_OK);
+    CHECK(GEX_VIS_MAX_PEERCOMPLETION >= 127);
+    test_barrier();
+    for (uint32_t k = 0; k < PC_OPS; k++) pc_put(k, 1, NULL);
+    /* armed, then disarmed: the put that follows notifies nobody */
+    pc_note_t dummy = {PC_OPS, test_rank};
+    gex_VIS_SetPeerCompletionHandler(PC_HIDX, &dummy, sizeof dummy, 0);
+    gex_VIS_SetPeerCompletionHandler(0, NULL, 0, 0);
+    pc_put(PC_OPS, 0, NULL);
+    /* armed across a get: the get leaves it armed for the put after it (docs/vis.md) */
+    uint32_t k = PC_OPS + 1;
+    size_t c, a, off;
+    pc_shape(k, &c, &a, &off);
+    pc_note_t note = {k, test_rank};
+    static uint8_t data[PC_MAXB];
+    test_pat_fill(data, c * a, 0x9C000000ull + k + ((uint64_t)test_rank << 16));
+    gex_VIS_SetPeerCompletionHandler(PC_HIDX, &note, sizeof note, 0);
+    ptrdiff_t st = (ptrdiff_t)(2 * a), lst = (ptrdiff_t)a;
+    size_t cnt = c;
+    uint8_t got[PC_MAXB];
+    CHECK_EQ(gex_VIS_StridedGetBlocking(test_tm, got, &lst, right, rseg + AREA, &st, a, &cnt, 1, 0), 0);
+    CHECK_EQ(gex_VIS_StridedPutBlocking(test_tm, right, rseg + off, &st, data, &lst, a, &cnt, 1, 0), 0);
+    TEST_POLL_UNTIL(pc_got[PC_OPS + 1], 30, "the last peer completion never arrived");
+    for (uint32_t j = 0; j < PC_OPS; j++)
+        TEST_POLL_UNTIL(pc_got[j], 30, "peer completion %u never arrived", j);
+    test_barrier();
+    double t0 = test_now();
+    while (test_now() - t0 < 0.05) gasnet_AMPoll(); /* let a wrong extra notification show up */
+    CHECK(!pc_bad_note);
+    for (uint32_t j = 0; j < PC_OPS + 2; j++)
+        CHECKF(pc_got[j] == (j == PC_OPS ? 0 : 1), "peer completion %u ran %d times", j, pc_got[j]);
+    n_ops += PC_OPS + 3;
+}
+
 int main(int argc, char **argv) {
     test_init("test_vis", &argc, &argv);
     right = (test_rank + 1) % test_size;
@@ -381,6 +481,7 @@ int main(int argc, char **argv) {
     /* the whole of both areas, once, against the references */
     check_put(0, AREA, "final contents of the right neighbor's area");
     check_get(0, AREA, "final contents of the local get buffer");
+    test_peer_completion();
     test_finish("%ld VIS operations (gex_VIS_* and the GASNet-1 forms), GASNET_RMA_NBRHD_BYPASS=%s, "
                 "GASNET_VIS_AMPIPE=%s", n_ops,
                 getenv("GASNET_RMA_NBRHD_BYPASS") ? getenv("GASNET_RMA_NBRHD_BYPASS") : "(unset)",
