@@ -71,6 +71,13 @@ extern void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size, gex_Rank_t *n
                                        gex_Rank_t *host_set_size, gex_Rank_t *host_set_rank);
 extern gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
 extern gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
+/* teams (gasnet_extended/gasnete_team.c; docs/teams.md) */
+extern size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, void *scratch_addr,
+                           size_t scratch_size, gex_Flags_t flags);
+extern size_t gex_TM_Dup(gex_TM_t *new_tm_p, gex_TM_t orig_tm, void *scratch_addr, size_t scratch_size,
+                         gex_Flags_t flags);
+extern int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags);
+extern gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index);
 
 /* queries and client data: plain field reads */
 #define GASNETI_QUERY(ret, name, type, field) \

@@ -257,7 +257,7 @@ int gasneti_AMPoll(void) {
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_AMPoll");
     int n = gasneti_pshm_poll(0);
     if (!GASNETC_NBRHD_ONLY) n += gasnetc_poll();
-    if (gasnete_progress_needed) gasnete_progress();
+    if (__atomic_load_n(&gasnete_progress_needed, __ATOMIC_RELAXED)) gasnete_progress();
     if (n) {
         idle_polls = 0;
     } else if (++idle_polls < gasneti_idle_polls_before_yield) {

@@ -107,6 +107,7 @@ enum {
     GASNETI_HIDX_VIS_GET_REQ,
     GASNETI_HIDX_VIS_GET_REP,
     GASNETI_HIDX_VIS_PEER,
+    GASNETI_HIDX_COLL,
     GASNETI_HIDX_LAST
 };
 #define GASNETI_NARGS_ANY (~0u) /* legacy registrations: any argument count */

@@ -387,7 +387,13 @@ struct gasneti_tm_s {
     const gex_Rank_t *_jobranks; /* team rank -> jobrank; NULL means identity */
     gex_Flags_t _flags;
     void *_cdata;
+    /* the library's (gasnet_extended/gasnete_team.c, gasnete_coll.c) */
+    uint32_t _id;        /* names the team in collective messages; 0: primordial */
+    uint32_t _coll_seq;  /* collectives started on this team */
+    uint32_t _splits;    /* teams created from this one */
+    gex_Memvec_t _scratch; /* scratch space the client granted at creation */
 };
+#define GASNETI_TM_PAIR ((gex_Flags_t)1u << 31) /* _flags of a gex_TM_Pair() value */
 
 /* per-jobrank view of every peer's bound segment, filled at attach */
 typedef struct {

@@ -58,6 +58,7 @@ const gex_AM_Entry_t gasnete_handlers[] = {
     H(GASNETI_HIDX_VIS_GET_REQ, gasnete_vis_get_req_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 2),
     H(GASNETI_HIDX_VIS_GET_REP, gasnete_vis_get_rep_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2),
     H(GASNETI_HIDX_VIS_PEER, gasnete_vis_peer_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1),
+    H(GASNETI_HIDX_COLL, gasnete_coll_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 6),
     {0, NULL, 0, 0, NULL, NULL}};
 #undef H
 

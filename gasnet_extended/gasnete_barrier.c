@@ -1,4 +1,4 @@
-/* gasnete_barrier.c: barriers over the primordial team: gex_Coll_BarrierNB and the
+/* gasnete_barrier.c: barriers over the primordial team (other teams: gasnete_coll.c): gex_Coll_BarrierNB and the
  * legacy gasnet_barrier_notify/wait/try with named/anonymous ids and mismatch detection.
  * Layer: extended. Algorithm: dissemination over AMs (ceil(log2 N) rounds; in round k a
  * rank tells rank+2^k what it has heard and waits to hear from rank-2^k). The (flags,
@@ -60,7 +60,10 @@ void gasnete_barrier_handler(gex_Token_t t, gex_AM_Arg_t team, gex_AM_Arg_t seq,
 
 /* Advance the oldest barriers as far as arrivals allow. Sends happen outside the lock. */
 void gasnete_progress(void) {
-    if (__atomic_exchange_n(&in_progress, 1, __ATOMIC_ACQUIRE)) return; /* another thread (or a caller up the stack) is at it */
+    if (__atomic_exchange_n(&in_progress, 1, __ATOMIC_ACQUIRE)) { /* another thread (or a caller up the stack) is at it */
+        gasnete_coll_progress();
+        return;
+    }
     for (;;) {
         gex_HSL_Lock(&lock);
         barop_t *op = op_head;
@@ -88,7 +91,7 @@ void gasnete_progress(void) {
         uint32_t seq = op->seq;
         if (op->round == nrounds) { /* complete */
             if (!(op_head = op->next)) op_tail = &op_head;
-            gasnete_progress_needed--;
+            __atomic_sub_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
             gasneti_counter_done(&op->ev->pending);
             if (!op->keep) free(op);
         }
@@ -100,6 +103,7 @@ void gasnete_progress(void) {
         }
     }
     __atomic_store_n(&in_progress, 0, __ATOMIC_RELEASE);
+    gasnete_coll_progress();
 }
 
 /* Returns the event; *keep_p (legacy) receives the op, which the caller frees. */
@@ -117,7 +121,7 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
     op->seq = next_seq++;
     *op_tail = op;
     op_tail = &op->next;
-    gasnete_progress_needed++;
+    __atomic_add_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
     gex_HSL_Unlock(&lock);
     return ev;
 }
@@ -125,8 +129,8 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
     GASNETI_CHECK_INIT("gex_Coll_BarrierNB");
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Coll_BarrierNB");
-    if (tm != gasneti_tm0) gasneti_fatalerror("gex_Coll_BarrierNB: only the primordial team exists in this release");
     if (flags) gasneti_fatalerror("gex_Coll_BarrierNB: flags must be 0 (got 0x%x)", (unsigned)flags);
+    if (tm != gasneti_tm0) return gasnete_coll_barrier(tm); /* other teams: gasnete_coll.c */
     GASNETI_TRACE_OP(GASNETI_TK_BARRIER_NOTIFY, gasneti_mynode, 0, 0);
     gex_Event_t ev = barrier_start(GASNET_BARRIERFLAG_ANONYMOUS, 0, NULL);
     gasnete_progress();

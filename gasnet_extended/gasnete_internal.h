@@ -85,6 +85,14 @@ extern void gasnete_vis_get_req_handler(gex_Token_t t, void *buf, size_t n, gex_
 extern void gasnete_vis_get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
 extern void gasnete_vis_peer_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t hidx);
 
+/* collectives and teams (gasnete_coll.c, gasnete_team.c) */
+extern void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team, gex_AM_Arg_t seq,
+                                 gex_AM_Arg_t tag, gex_AM_Arg_t src, gex_AM_Arg_t off, gex_AM_Arg_t total);
+extern void gasnete_coll_progress(void);
+extern gex_Event_t gasnete_coll_barrier(gex_TM_t tm);
+/* every member's nbytes from src, in team rank order, into dst (n * nbytes) */
+extern gex_Event_t gasnete_coll_gather_all(gex_TM_t tm, void *dst, const void *src, size_t nbytes);
+
 /* pointers travel in two 32-bit handler arguments */
 #define GASNETE_HI(p) ((gex_AM_Arg_t)(uint32_t)((uint64_t)(uintptr_t)(p) >> 32))
 #define GASNETE_LO(p) ((gex_AM_Arg_t)(uint32_t)(uintptr_t)(p))

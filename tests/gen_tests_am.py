@@ -38,6 +38,7 @@ TESTS = [
     ("test_amcount", ["test_amcount.c", "test_util.h"]),
     ("test_launch", ["test_launch.c", "test_util.h"]),
     ("test_ratomic", ["test_ratomic.c", "test_util.h"]),
+    ("test_coll", ["test_coll.c", "test_util.h"]),
     ("test_mixed", ["test_mixed.c", "test_util.h"]),
 ]
 

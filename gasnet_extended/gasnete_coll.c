@@ -1,0 +1,412 @@
+/* gasnete_coll.c: collectives over any team (gasnet_coll.h): gex_Coll_BroadcastNB,
+ * ReduceToOneNB, ReduceToAllNB, gex_Coll_BarrierNB on teams other than the primordial one
+ * (which keeps the dissemination barrier of gasnete_barrier.c), and the all-gather that
+ * team creation uses (gasnete_team.c).
+ * Layer: extended. Built on AM Mediums only, so it works on every conduit.
+ *
+ * Every operation is one or two phases over a binomial tree of the team's ranks:
+ *   - up (reductions, all-gather, barrier): rooted at team rank 0; rank r's subtree is the
+ *     contiguous ranks [r, r + lowbit(r)); a rank combines its own input with each child's
+ *     subtree result in increasing rank order (left operand first, so a non-commutative
+ *     user operation sees src[0] (+) src[1] (+) ... (+) src[N-1]) and sends the result to
+ *     r - lowbit(r);
+ *   - down (broadcast, the second half of ReduceToAll, all-gather and barrier): rooted at
+ *     the data's root, relative ranks; a rank forwards to its children, largest subtree
+ *     first. ReduceToOne to a root other than 0 ends with rank 0 sending to the root.
+ * Messages: AM Mediums of at most gasneti_am_max_medium bytes carrying (team id, the
+ * operation's sequence number on the team, tag, sender's team rank, offset, total). The
+ * handler only files the bytes in an inbox keyed by those four (the operation may not
+ * have started here yet, or the team may not exist here yet). Operations advance in
+ * gasnete_coll_progress, from every poll, in any order, one thread at a time; sends
+ * happen outside the inbox lock. Every member starts the collectives of a team in the
+ * same order (the spec's rule), so (team, sequence) names one operation everywhere. */
+#include "gasnete_internal.h"
+
+#include <gasnet_coll.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TAG_UP = 1, TAG_DOWN = 2 };
+enum { K_BCAST, K_REDUCE_ONE, K_REDUCE_ALL, K_BARRIER, K_GATHER_ALL };
+
+/* ---- the inbox ---- */
+typedef struct inmsg_s {
+    struct inmsg_s *next;
+    uint32_t team, seq, tag;
+    gex_Rank_t src;
+    size_t total, got;
+    int seen; /* a piece arrived (a 0-byte message is one piece) */
+    uint8_t *buf;
+} inmsg_t;
+
+#define INBOX_BUCKETS 256
+static inmsg_t *inbox[INBOX_BUCKETS];
+static gex_HSL_t inbox_lock = GEX_HSL_INITIALIZER;
+
+static inmsg_t **inbox_slot(uint32_t team, uint32_t seq, uint32_t tag, gex_Rank_t src) {
+    inmsg_t **pp = &inbox[(team * 2654435761u + seq * 40503u + tag * 97u + src) % INBOX_BUCKETS];
+    while (*pp && ((*pp)->team != team || (*pp)->seq != seq || (*pp)->tag != tag || (*pp)->src != src))
+        pp = &(*pp)->next;
+    return pp;
+}
+
+void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team, gex_AM_Arg_t seq,
+                          gex_AM_Arg_t tag, gex_AM_Arg_t src, gex_AM_Arg_t off, gex_AM_Arg_t total) {
+    (void)t;
+    size_t o = (uint32_t)off, tot = (uint32_t)total;
+    if (o + n > tot) gasneti_fatalerror("collectives: a piece of %zu bytes at %zu overruns its %zu-byte message", n, o, tot);
+    gex_HSL_Lock(&inbox_lock);
+    inmsg_t **pp = inbox_slot((uint32_t)team, (uint32_t)seq, (uint32_t)tag, (gex_Rank_t)src), *m = *pp;
+    if (!m) {
+        m = calloc(1, sizeof(*m));
+        if (m && tot) m->buf = malloc(tot);
+        if (!m || (tot && !m->buf)) gasneti_fatalerror("collectives: out of memory for a %zu-byte message", tot);
+        m->team = (uint32_t)team, m->seq = (uint32_t)seq, m->tag = (uint32_t)tag, m->src = (gex_Rank_t)src;
+        m->total = tot;
+        *pp = m;
+    }
+    if (n) memcpy(m->buf + o, buf, n);
+    m->got += n;
+    m->seen = 1;
+    gex_HSL_Unlock(&inbox_lock);
+}
+
+/* the whole message, taken out of the inbox; NULL while pieces are missing */
+static inmsg_t *inbox_take(uint32_t team, uint32_t seq, uint32_t tag, gex_Rank_t src) {
+    gex_HSL_Lock(&inbox_lock);
+    inmsg_t **pp = inbox_slot(team, seq, tag, src), *m = *pp;
+    if (m && m->seen && m->got == m->total) *pp = m->next;
+    else m = NULL;
+    gex_HSL_Unlock(&inbox_lock);
+    return m;
+}
+
+static void inmsg_free(inmsg_t *m) {
+    free(m->buf);
+    free(m);
+}
+
+/* sends n bytes (in Medium-sized pieces; one piece when n is 0) to team rank `to` */
+static void coll_send(gex_TM_t tm, uint32_t seq, uint32_t tag, gex_Rank_t to, const void *data, size_t n) {
+    size_t piece = gasneti_am_max_medium, off = 0;
+    do {
+        size_t len = n - off < piece ? n - off : piece;
+        gex_AM_RequestMedium6(tm, to, GASNETI_HIDX_COLL, (uint8_t *)data + off, len, GEX_EVENT_NOW, 0,
+                              (gex_AM_Arg_t)tm->_id, (gex_AM_Arg_t)seq, (gex_AM_Arg_t)tag,
+                              (gex_AM_Arg_t)tm->_rank, (gex_AM_Arg_t)off, (gex_AM_Arg_t)n);
+        off += len;
+    } while (off < n);
+}
+
+/* ---- binomial trees ---- */
+static inline gex_Rank_t lowbit(gex_Rank_t r, gex_Rank_t n) {
+    if (!r) { /* the root: a power of two covering everyone */
+        gex_Rank_t p = 1;
+        while (p < n) p <<= 1;
+        return p;
+    }
+    return r & (~r + 1);
+}
+
+/* ---- operations ---- */
+typedef struct collop_s {
+    struct collop_s *next;
+    int kind, phase; /* phase: 0 up, 1 down, 2 complete */
+    gex_TM_t tm;
+    uint32_t seq;
+    gex_Rank_t root;    /* of the down phase (or of ReduceToOne) */
+    gex_Rank_t child_k; /* up: next child offset to wait for (1, 2, 4, ...) */
+    uint8_t *acc;       /* up: this subtree's result; down: the data to forward */
+    size_t acc_len;
+    void *dst;
+    const void *src;
+    size_t nbytes; /* the operation's data length (per rank for all-gather) */
+    gex_DT_t dt;
+    size_t dt_sz, dt_cnt;
+    gex_OP_t op;
+    gex_Coll_ReduceFn_t fn;
+    void *cdata;
+    gex_Event_t ev;
+} collop_t;
+
+static collop_t *new_ops, **new_tail = &new_ops; /* started, not yet seen by progress (inbox_lock) */
+static collop_t *active;                         /* progress's own list */
+static int coll_busy;
+
+/* y[i] = x[i] (+) y[i] for built-in operations */
+#define COLL_ARITH(T)                                                                           \
+    do {                                                                                        \
+        const T *x = (const T *)left;                                                           \
+        T *y = (T *)right;                                                                      \
+        switch (op) {                                                                           \
+        case GEX_OP_ADD: for (size_t i = 0; i < cnt; i++) y[i] = x[i] + y[i]; return;            \
+        case GEX_OP_MULT: for (size_t i = 0; i < cnt; i++) y[i] = x[i] * y[i]; return;           \
+        case GEX_OP_MIN: for (size_t i = 0; i < cnt; i++) y[i] = x[i] < y[i] ? x[i] : y[i]; return; \
+        case GEX_OP_MAX: for (size_t i = 0; i < cnt; i++) y[i] = x[i] > y[i] ? x[i] : y[i]; return; \
+        default: break;                                                                         \
+        }                                                                                       \
+    } while (0)
+#define COLL_BITS(T)                                                                            \
+    do {                                                                                        \
+        const T *x = (const T *)left;                                                           \
+        T *y = (T *)right;                                                                      \
+        switch (op) {                                                                           \
+        case GEX_OP_AND: for (size_t i = 0; i < cnt; i++) y[i] = x[i] & y[i]; return;            \
+        case GEX_OP_OR: for (size_t i = 0; i < cnt; i++) y[i] = x[i] | y[i]; return;             \
+        case GEX_OP_XOR: for (size_t i = 0; i < cnt; i++) y[i] = x[i] ^ y[i]; return;            \
+        default: break;                                                                         \
+        }                                                                                       \
+    } while (0)
+
+static void combine(const collop_t *o, const void *left, void *right) {
+    size_t cnt = o->dt_cnt;
+    gex_OP_t op = o->op;
+    if (op == GEX_OP_USER || op == GEX_OP_USER_NC) {
+        o->fn(left, right, cnt, o->cdata);
+        return;
+    }
+    switch (o->dt) {
+    case GEX_DT_I32: COLL_ARITH(int32_t); COLL_BITS(int32_t); break;
+    case GEX_DT_U32: COLL_ARITH(uint32_t); COLL_BITS(uint32_t); break;
+    case GEX_DT_I64: COLL_ARITH(int64_t); COLL_BITS(int64_t); break;
+    case GEX_DT_U64: COLL_ARITH(uint64_t); COLL_BITS(uint64_t); break;
+    case GEX_DT_FLT: COLL_ARITH(float); break;
+    case GEX_DT_DBL: COLL_ARITH(double); break;
+    default: break;
+    }
+    gasneti_fatalerror("collectives: operation 0x%x on type 0x%x reached the combiner", (unsigned)op, (unsigned)o->dt);
+}
+
+static void finish(collop_t *o) {
+    o->phase = 2;
+    free(o->acc);
+    o->acc = NULL;
+    gasneti_counter_done(&o->ev->pending);
+}
+
+/* The down phase from o->root of o->acc (acc_len bytes), or of what arrives from the
+ * parent; the result goes to dst (when there is one). Returns 0 while waiting. */
+static int step_down(collop_t *o) {
+    gex_TM_t tm = o->tm;
+    gex_Rank_t n = tm->_size, rel = (tm->_rank + n - o->root) % n;
+    inmsg_t *m = NULL;
+    const uint8_t *data;
+    size_t len;
+    if (rel) {
+        gex_Rank_t parent = (rel - lowbit(rel, n) + o->root) % n;
+        if (!(m = inbox_take(tm->_id, o->seq, TAG_DOWN, parent))) return 0;
+        data = m->buf, len = m->total;
+    } else {
+        data = o->acc ? o->acc : (const uint8_t *)o->src;
+        len = o->acc ? o->acc_len : o->nbytes;
+    }
+    for (gex_Rank_t k = lowbit(rel, n) >> 1; k; k >>= 1) /* largest subtree first */
+        if (rel + k < n) coll_send(tm, o->seq, TAG_DOWN, (rel + k + o->root) % n, data, len);
+    if (o->dst && len && o->dst != (void *)data) memcpy(o->dst, data, len);
+    if (m) inmsg_free(m);
+    finish(o);
+    return 1;
+}
+
+/* The up phase toward rank 0. Returns 0 while waiting for a child. */
+static int step_up(collop_t *o) {
+    gex_TM_t tm = o->tm;
+    gex_Rank_t n = tm->_size, r = tm->_rank, lb = lowbit(r, n);
+    for (; o->child_k < lb && r + o->child_k < n; o->child_k <<= 1) {
+        gex_Rank_t c = r + o->child_k;
+        inmsg_t *m = inbox_take(tm->_id, o->seq, TAG_UP, c);
+        if (!m) return 0;
+        if (o->kind == K_GATHER_ALL) {
+            memcpy(o->acc + (size_t)(c - r) * o->nbytes, m->buf, m->total);
+        } else if (o->kind != K_BARRIER) { /* reduction: acc (ranks [r, c)) (+) child (ranks [c, ...)) */
+            combine(o, o->acc, m->buf);
+            free(o->acc);
+            o->acc = m->buf;
+            m->buf = NULL;
+        }
+        inmsg_free(m);
+    }
+    if (r) { /* the subtree is complete: up to the parent */
+        coll_send(tm, o->seq, TAG_UP, r - lb, o->acc, o->acc_len);
+        free(o->acc);
+        o->acc = NULL;
+        if (o->kind == K_REDUCE_ONE && r != o->root) {
+            finish(o);
+            return 1;
+        }
+        o->phase = 1;
+        return 1;
+    }
+    /* rank 0 holds the result */
+    if (o->kind == K_REDUCE_ONE) {
+        if (o->root == 0) memcpy(o->dst, o->acc, o->acc_len);
+        else coll_send(tm, o->seq, TAG_DOWN, o->root, o->acc, o->acc_len);
+        finish(o);
+        return 1;
+    }
+    o->phase = 1;
+    return 1;
+}
+
+/* ReduceToOne at a root other than 0: the result comes straight from rank 0 */
+static int step_root_receive(collop_t *o) {
+    inmsg_t *m = inbox_take(o->tm->_id, o->seq, TAG_DOWN, 0);
+    if (!m) return 0;
+    memcpy(o->dst, m->buf, m->total);
+    inmsg_free(m);
+    finish(o);
+    return 1;
+}
+
+static int step(collop_t *o) {
+    if (o->phase == 0) return step_up(o);
+    if (o->kind == K_REDUCE_ONE) return step_root_receive(o);
+    return step_down(o);
+}
+
+void gasnete_coll_progress(void) {
+    if (__atomic_exchange_n(&coll_busy, 1, __ATOMIC_ACQUIRE)) return;
+    gex_HSL_Lock(&inbox_lock);
+    if (new_ops) { /* append the newly started, keeping start order */
+        collop_t **tail = &active;
+        while (*tail) tail = &(*tail)->next;
+        *tail = new_ops;
+        new_ops = NULL;
+        new_tail = &new_ops;
+    }
+    gex_HSL_Unlock(&inbox_lock);
+    for (collop_t **pp = &active; *pp;) {
+        collop_t *o = *pp;
+        while (o->phase < 2 && step(o)) {
+        }
+        if (o->phase == 2) {
+            *pp = o->next;
+            free(o);
+            __atomic_sub_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
+        } else {
+            pp = &o->next;
+        }
+    }
+    __atomic_store_n(&coll_busy, 0, __ATOMIC_RELEASE);
+}
+
+/* a new operation on tm, numbered in the team's order; o's fields are set by the caller */
+static gex_Event_t start(collop_t *o) {
+    o->seq = __atomic_fetch_add(&o->tm->_coll_seq, 1, __ATOMIC_RELAXED);
+    o->child_k = 1;
+    o->ev = gasnete_event_new(1);
+    gex_Event_t ev = o->ev;
+    __atomic_add_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
+    gex_HSL_Lock(&inbox_lock);
+    *new_tail = o;
+    new_tail = &o->next;
+    gex_HSL_Unlock(&inbox_lock);
+    gasnete_coll_progress();
+    return ev;
+}
+
+static collop_t *new_op(gex_TM_t tm, int kind, const char *call) {
+    GASNETI_CHECK_INIT(call);
+    GASNETI_CHECK_NOT_IN_HANDLER(call);
+    if (!tm || tm->_size == 0) gasneti_fatalerror("%s: invalid team", call);
+    if (tm->_flags & GASNETI_TM_PAIR) gasneti_fatalerror("%s: a gex_TM_Pair() team cannot be used for collectives", call);
+    collop_t *o = calloc(1, sizeof(*o));
+    if (!o) gasneti_fatalerror("%s: out of memory", call);
+    o->tm = tm;
+    o->kind = kind;
+    return o;
+}
+
+static uint8_t *xdup(const void *p, size_t n, const char *call) {
+    uint8_t *b = malloc(n ? n : 1);
+    if (!b) gasneti_fatalerror("%s: out of memory for %zu bytes", call, n);
+    if (n) memcpy(b, p, n);
+    return b;
+}
+
+gex_Event_t gasnete_coll_barrier(gex_TM_t tm) {
+    collop_t *o = new_op(tm, K_BARRIER, "gex_Coll_BarrierNB");
+    return start(o);
+}
+
+gex_Event_t gasnete_coll_gather_all(gex_TM_t tm, void *dst, const void *src, size_t nbytes) {
+    collop_t *o = new_op(tm, K_GATHER_ALL, "gasnete_coll_gather_all");
+    gex_Rank_t n = tm->_size, r = tm->_rank, lb = lowbit(r, n);
+    gex_Rank_t span = r + lb < n ? lb : n - r;
+    o->nbytes = nbytes;
+    o->acc_len = (size_t)span * nbytes;
+    o->acc = malloc(o->acc_len ? o->acc_len : 1);
+    if (!o->acc) gasneti_fatalerror("collectives: out of memory for a %zu-byte all-gather", o->acc_len);
+    if (nbytes) memcpy(o->acc, src, nbytes);
+    o->dst = dst;
+    return start(o);
+}
+
+gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
+                                 gex_Flags_t flags) {
+    collop_t *o = new_op(tm, K_BCAST, "gex_Coll_BroadcastNB");
+    if (root >= tm->_size)
+        gasneti_fatalerror("gex_Coll_BroadcastNB: root %u is not a rank of the team (size %u)", (unsigned)root,
+                           (unsigned)tm->_size);
+    if (flags) gasneti_fatalerror("gex_Coll_BroadcastNB: flags must be 0 (got 0x%x)", (unsigned)flags);
+    if (nbytes > UINT32_MAX) gasneti_fatalerror("gex_Coll_BroadcastNB: nbytes=%zu is above 4 GiB - 1", nbytes);
+    o->phase = 1;
+    o->root = root;
+    o->dst = dst;
+    o->src = src;
+    o->nbytes = nbytes;
+    return start(o);
+}
+
+static size_t dt_size(gex_DT_t dt) {
+    switch (dt) {
+    case GEX_DT_I32: case GEX_DT_U32: case GEX_DT_FLT: return 4;
+    case GEX_DT_I64: case GEX_DT_U64: case GEX_DT_DBL: return 8;
+    default: return 0;
+    }
+}
+
+static collop_t *reduce_op(gex_TM_t tm, int kind, gex_Rank_t root, void *dst, const void *src, gex_DT_t dt,
+                           size_t dt_sz, size_t dt_cnt, gex_OP_t op, gex_Coll_ReduceFn_t fn, void *cdata,
+                           gex_Flags_t flags, const char *call) {
+    collop_t *o = new_op(tm, kind, call);
+    if (root >= tm->_size)
+        gasneti_fatalerror("%s: root %u is not a rank of the team (size %u)", call, (unsigned)root, (unsigned)tm->_size);
+    if (flags) gasneti_fatalerror("%s: flags must be 0 (got 0x%x)", call, (unsigned)flags);
+    int user = op == GEX_OP_USER || op == GEX_OP_USER_NC;
+    int is_int = dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_I64 || dt == GEX_DT_U64;
+    if (dt == GEX_DT_USER) {
+        if (!dt_sz) gasneti_fatalerror("%s: GEX_DT_USER needs a non-zero dt_sz", call);
+        if (!user) gasneti_fatalerror("%s: GEX_DT_USER needs GEX_OP_USER or GEX_OP_USER_NC (got op 0x%x)", call, (unsigned)op);
+    } else if (!dt_size(dt)) {
+        gasneti_fatalerror("%s: data type 0x%x is not a GEX_DT_* constant", call, (unsigned)dt);
+    } else if (dt_sz != dt_size(dt)) {
+        gasneti_fatalerror("%s: dt_sz=%zu, but the type's size is %zu", call, dt_sz, dt_size(dt));
+    }
+    if (!user && op != GEX_OP_ADD && op != GEX_OP_MULT && op != GEX_OP_MIN && op != GEX_OP_MAX &&
+        !(is_int && (op == GEX_OP_AND || op == GEX_OP_OR || op == GEX_OP_XOR)))
+        gasneti_fatalerror("%s: operation 0x%x is not a reduction on type 0x%x", call, (unsigned)op, (unsigned)dt);
+    if (user && !fn) gasneti_fatalerror("%s: GEX_OP_USER/GEX_OP_USER_NC with a NULL user_op", call);
+    if (!dt_cnt) gasneti_fatalerror("%s: dt_cnt must be non-zero", call);
+    if (dt_cnt > UINT32_MAX / dt_sz) gasneti_fatalerror("%s: %zu elements of %zu bytes is above 4 GiB - 1", call, dt_cnt, dt_sz);
+    o->root = kind == K_REDUCE_ONE ? root : 0;
+    o->dst = dst;
+    o->dt = dt, o->dt_sz = dt_sz, o->dt_cnt = dt_cnt, o->op = op, o->fn = fn, o->cdata = cdata;
+    o->acc_len = dt_sz * dt_cnt;
+    o->acc = xdup(src, o->acc_len, call);
+    return o;
+}
+
+gex_Event_t gex_Coll_ReduceToOneNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, gex_DT_t dt,
+                                   size_t dt_sz, size_t dt_cnt, gex_OP_t op, gex_Coll_ReduceFn_t user_op,
+                                   void *user_cdata, gex_Flags_t flags) {
+    return start(reduce_op(tm, K_REDUCE_ONE, root, dst, src, dt, dt_sz, dt_cnt, op, user_op, user_cdata, flags,
+                           "gex_Coll_ReduceToOneNB"));
+}
+
+gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_DT_t dt, size_t dt_sz,
+                                   size_t dt_cnt, gex_OP_t op, gex_Coll_ReduceFn_t user_op, void *user_cdata,
+                                   gex_Flags_t flags) {
+    return start(reduce_op(tm, K_REDUCE_ALL, 0, dst, src, dt, dt_sz, dt_cnt, op, user_op, user_cdata, flags,
+                           "gex_Coll_ReduceToAllNB"));
+}
