@@ -1,5 +1,6 @@
-/* gasnete_barrier.c: barriers over the primordial team (other teams: gasnete_coll.c): gex_Coll_BarrierNB and the
- * legacy gasnet_barrier_notify/wait/try with named/anonymous ids and mismatch detection.
+/* gasnete_barrier.c: barriers over the primordial team (other teams: gasnete_coll.c):
+ * gex_Coll_BarrierNB and the legacy gasnet_barrier_notify/wait/try with named/anonymous
+ * ids and mismatch detection. gasnete_progress also drives the collectives.
  * Layer: extended. Algorithm: dissemination over AMs (ceil(log2 N) rounds; in round k a
  * rank tells rank+2^k what it has heard and waits to hear from rank-2^k). The (flags,
  * id) pair travels along and is merged, so after the last round every rank knows
