@@ -132,6 +132,7 @@ typedef struct collop_s {
 static collop_t *new_ops, **new_tail = &new_ops; /* started, not yet seen by progress (inbox_lock) */
 static collop_t *active;                         /* progress's own list */
 static int coll_busy;
+static int coll_live; /* started, not complete: progress has nothing to do at 0 */
 
 /* y[i] = x[i] (+) y[i] for built-in operations */
 #define COLL_ARITH(T)                                                                           \
@@ -265,6 +266,7 @@ static int step(collop_t *o) {
 }
 
 void gasnete_coll_progress(void) {
+    if (!__atomic_load_n(&coll_live, __ATOMIC_ACQUIRE)) return; /* the barrier's polls: no lock */
     if (__atomic_exchange_n(&coll_busy, 1, __ATOMIC_ACQUIRE)) return;
     gex_HSL_Lock(&inbox_lock);
     if (new_ops) { /* append the newly started, keeping start order */
@@ -282,6 +284,7 @@ void gasnete_coll_progress(void) {
         if (o->phase == 2) {
             *pp = o->next;
             free(o);
+            __atomic_sub_fetch(&coll_live, 1, __ATOMIC_RELEASE);
             __atomic_sub_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
         } else {
             pp = &o->next;
@@ -301,6 +304,7 @@ static gex_Event_t start(collop_t *o) {
     *new_tail = o;
     new_tail = &o->next;
     gex_HSL_Unlock(&inbox_lock);
+    __atomic_add_fetch(&coll_live, 1, __ATOMIC_RELEASE);
     gasnete_coll_progress();
     return ev;
 }
@@ -358,14 +362,6 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
     return start(o);
 }
 
-static size_t dt_size(gex_DT_t dt) {
-    switch (dt) {
-    case GEX_DT_I32: case GEX_DT_U32: case GEX_DT_FLT: return 4;
-    case GEX_DT_I64: case GEX_DT_U64: case GEX_DT_DBL: return 8;
-    default: return 0;
-    }
-}
-
 static collop_t *reduce_op(gex_TM_t tm, int kind, gex_Rank_t root, void *dst, const void *src, gex_DT_t dt,
                            size_t dt_sz, size_t dt_cnt, gex_OP_t op, gex_Coll_ReduceFn_t fn, void *cdata,
                            gex_Flags_t flags, const char *call) {
@@ -374,18 +370,18 @@ static collop_t *reduce_op(gex_TM_t tm, int kind, gex_Rank_t root, void *dst, co
         gasneti_fatalerror("%s: root %u is not a rank of the team (size %u)", call, (unsigned)root, (unsigned)tm->_size);
     if (flags) gasneti_fatalerror("%s: flags must be 0 (got 0x%x)", call, (unsigned)flags);
     int user = op == GEX_OP_USER || op == GEX_OP_USER_NC;
-    int is_int = dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_I64 || dt == GEX_DT_U64;
+    int is_int = gasnete_dt_size(dt) && dt != GEX_DT_FLT && dt != GEX_DT_DBL;
     if (dt == GEX_DT_USER) {
         if (!dt_sz) gasneti_fatalerror("%s: GEX_DT_USER needs a non-zero dt_sz", call);
         if (!user) gasneti_fatalerror("%s: GEX_DT_USER needs GEX_OP_USER or GEX_OP_USER_NC (got op 0x%x)", call, (unsigned)op);
-    } else if (!dt_size(dt)) {
+    } else if (!gasnete_dt_size(dt)) {
         gasneti_fatalerror("%s: data type 0x%x is not a GEX_DT_* constant", call, (unsigned)dt);
-    } else if (dt_sz != dt_size(dt)) {
-        gasneti_fatalerror("%s: dt_sz=%zu, but the type's size is %zu", call, dt_sz, dt_size(dt));
+    } else if (dt_sz != gasnete_dt_size(dt)) {
+        gasneti_fatalerror("%s: dt_sz=%zu, but %s is %zu bytes", call, dt_sz, gasnete_dt_name(dt), gasnete_dt_size(dt));
     }
     if (!user && op != GEX_OP_ADD && op != GEX_OP_MULT && op != GEX_OP_MIN && op != GEX_OP_MAX &&
         !(is_int && (op == GEX_OP_AND || op == GEX_OP_OR || op == GEX_OP_XOR)))
-        gasneti_fatalerror("%s: operation 0x%x is not a reduction on type 0x%x", call, (unsigned)op, (unsigned)dt);
+        gasneti_fatalerror("%s: operation 0x%x is not a reduction on %s", call, (unsigned)op, gasnete_dt_name(dt));
     if (user && !fn) gasneti_fatalerror("%s: GEX_OP_USER/GEX_OP_USER_NC with a NULL user_op", call);
     if (!dt_cnt) gasneti_fatalerror("%s: dt_cnt must be non-zero", call);
     if (dt_cnt > UINT32_MAX / dt_sz) gasneti_fatalerror("%s: %zu elements of %zu bytes is above 4 GiB - 1", call, dt_cnt, dt_sz);

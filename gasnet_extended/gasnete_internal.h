@@ -85,6 +85,27 @@ extern void gasnete_vis_get_req_handler(gex_Token_t t, void *buf, size_t n, gex_
 extern void gasnete_vis_get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo);
 extern void gasnete_vis_peer_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t hidx);
 
+/* the built-in data types of atomics and reductions: size in bytes (0: not built-in) and name */
+static inline size_t gasnete_dt_size(gex_DT_t dt) {
+    switch (dt) {
+    case GEX_DT_I32: case GEX_DT_U32: case GEX_DT_FLT: return 4;
+    case GEX_DT_I64: case GEX_DT_U64: case GEX_DT_DBL: return 8;
+    default: return 0;
+    }
+}
+static inline const char *gasnete_dt_name(gex_DT_t dt) {
+    switch (dt) {
+    case GEX_DT_I32: return "GEX_DT_I32";
+    case GEX_DT_U32: return "GEX_DT_U32";
+    case GEX_DT_I64: return "GEX_DT_I64";
+    case GEX_DT_U64: return "GEX_DT_U64";
+    case GEX_DT_FLT: return "GEX_DT_FLT";
+    case GEX_DT_DBL: return "GEX_DT_DBL";
+    case GEX_DT_USER: return "GEX_DT_USER";
+    default: return "an unknown data type";
+    }
+}
+
 /* collectives and teams (gasnete_coll.c, gasnete_team.c) */
 extern void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team, gex_AM_Arg_t seq,
                                  gex_AM_Arg_t tag, gex_AM_Arg_t src, gex_AM_Arg_t off, gex_AM_Arg_t total);

@@ -43,21 +43,6 @@ struct gasneti_ad_s {
     (FETCHING_OPS | GEX_OP_SET | GEX_OP_CAS | GEX_OP_ADD | GEX_OP_SUB | GEX_OP_MULT | GEX_OP_MIN | GEX_OP_MAX | \
      GEX_OP_AND | GEX_OP_OR | GEX_OP_XOR | GEX_OP_INC | GEX_OP_DEC)
 
-static size_t dt_size(gex_DT_t dt) {
-    return (dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_FLT) ? 4 : 8;
-}
-static const char *dt_name(gex_DT_t dt) {
-    switch (dt) {
-        case GEX_DT_I32: return "GEX_DT_I32";
-        case GEX_DT_U32: return "GEX_DT_U32";
-        case GEX_DT_I64: return "GEX_DT_I64";
-        case GEX_DT_U64: return "GEX_DT_U64";
-        case GEX_DT_FLT: return "GEX_DT_FLT";
-        case GEX_DT_DBL: return "GEX_DT_DBL";
-        default: return "an unsupported data type";
-    }
-}
-
 /* ---- the operation itself, on memory this process can address ---- */
 
 /* integer types: T the C type, U its unsigned twin (arithmetic wraps there) */
@@ -155,7 +140,7 @@ void gasnete_amo_req_handler(gex_Token_t t, gex_AM_Arg_t ahi, gex_AM_Arg_t alo, 
     uint64_t old = 0;
     /* operands and the old value as the type's bytes: 4-byte types sit in the low word */
     uint32_t o1w = (uint32_t)o1, o2w = (uint32_t)o2, oldw = 0;
-    int four = dt_size(dt) == 4;
+    int four = gasnete_dt_size(dt) == 4;
     int fetch = rhi || rlo;
     apply(dt, op, GASNETE_PTR(ahi, alo), four ? (void *)&o1w : (void *)&o1, four ? (void *)&o2w : (void *)&o2,
           fetch ? (four ? (void *)&oldw : (void *)&old) : NULL);
@@ -188,8 +173,7 @@ static unsigned bit_index(uint32_t v) { return (unsigned)__builtin_ctz(v); }
 void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_Flags_t flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gex_AD_Create");
     if (!ad_p || !tm) gasneti_fatalerror("gex_AD_Create: ad_p and tm must not be NULL");
-    if (dt != GEX_DT_I32 && dt != GEX_DT_U32 && dt != GEX_DT_I64 && dt != GEX_DT_U64 && dt != GEX_DT_FLT &&
-        dt != GEX_DT_DBL)
+    if (!gasnete_dt_size(dt))
         gasneti_fatalerror("gex_AD_Create: data type 0x%x is not one remote atomics support (I32, U32, I64, U64, "
                            "FLT, DBL)", (unsigned)dt);
     if (!ops || (ops & ~(gex_OP_t)ATOMIC_OPS))
@@ -197,7 +181,7 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
                            (unsigned)(ops & ~(gex_OP_t)ATOMIC_OPS));
     if ((dt == GEX_DT_FLT || dt == GEX_DT_DBL) && (ops & BITWISE_OPS))
         gasneti_fatalerror("gex_AD_Create: bit-wise operations (ops 0x%x) are not defined for %s", (unsigned)ops,
-                           dt_name(dt));
+                           gasnete_dt_name(dt));
     gex_AD_t ad = calloc(1, sizeof(*ad));
     if (!ad) gasneti_fatalerror("gex_AD_Create: out of memory");
     ad->tm = tm;
@@ -230,14 +214,16 @@ static void debug_check_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t 
                            gex_Flags_t flags, int nbi) {
     const char *call = nbi ? "gex_AD_OpNBI" : "gex_AD_OpNB";
     GASNETI_CHECK_NOT_IN_HANDLER(call);
-    if (dt != ad->dt) gasneti_fatalerror("%s_%s: the domain's data type is %s", call, dt_name(dt) + 7, dt_name(ad->dt));
+    if (dt != ad->dt)
+        gasneti_fatalerror("%s_%s: the domain's data type is %s", call, gasnete_dt_name(dt) + 7,
+                           gasnete_dt_name(ad->dt));
     if (!op || (op & (op - 1))) gasneti_fatalerror("%s: opcode 0x%x is not a single GEX_OP_*", call, (unsigned)op);
     if (!(op & ad->ops))
         gasneti_fatalerror("%s: opcode 0x%x is not among the domain's operations (0x%x)", call, (unsigned)op,
                            (unsigned)ad->ops);
     if ((op & FETCHING_OPS) && !result_p) gasneti_fatalerror("%s: fetching opcode 0x%x with result_p NULL", call, (unsigned)op);
-    if ((uintptr_t)tgt_addr % dt_size(dt))
-        gasneti_fatalerror("%s: target address %p is not aligned to %zu bytes", call, tgt_addr, dt_size(dt));
+    if ((uintptr_t)tgt_addr % gasnete_dt_size(dt))
+        gasneti_fatalerror("%s: target address %p is not aligned to %zu bytes", call, tgt_addr, gasnete_dt_size(dt));
     const gex_Flags_t allowed = GEX_FLAG_IMMEDIATE | GEX_FLAG_AD_MY_RANK | GEX_FLAG_AD_MY_NBRHD | GEX_FLAG_AD_ACQ |
                                 GEX_FLAG_AD_REL | GEX_FLAG_RANK_IS_JOBRANK;
     if (flags & ~allowed) gasneti_fatalerror("%s: flags 0x%x include bits it does not accept", call, (unsigned)flags);
@@ -247,7 +233,7 @@ static void debug_check_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t 
         gasneti_fatalerror("%s: GEX_FLAG_AD_MY_NBRHD but job rank %u is not in this neighborhood", call, (unsigned)jr);
     const gasneti_peerseg_t *s = &gasneti_peerseg[jr];
     uintptr_t a = (uintptr_t)tgt_addr, b = (uintptr_t)s->_owner_addr;
-    if (!s->_size || a < b || a + dt_size(dt) > b + s->_size)
+    if (!s->_size || a < b || a + gasnete_dt_size(dt) > b + s->_size)
         gasneti_fatalerror("%s: target %p is outside the segment of job rank %u", call, tgt_addr, (unsigned)jr);
 }
 #endif
@@ -269,7 +255,7 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     debug_check_op(ad, dt, result_p, jr, tgt_addr, op, flags, nbi);
 #endif
     if (!(op & FETCHING_OPS)) result_p = NULL;
-    GASNETI_TRACE_OP(GASNETI_TK_AMO, jr, dt_size(dt), 0);
+    GASNETI_TRACE_OP(GASNETI_TK_AMO, jr, gasnete_dt_size(dt), 0);
     if (flags & GEX_FLAG_AD_REL) __atomic_thread_fence(__ATOMIC_RELEASE);
     intptr_t delta = gasneti_peerseg[jr]._nbr_delta;
     if (ad->all_direct || delta != GASNETI_NOT_NBR) {
@@ -288,7 +274,7 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
         done = &ev->pending;
     }
     uint64_t o1 = 0, o2 = 0;
-    size_t sz = dt_size(dt);
+    size_t sz = gasnete_dt_size(dt);
     memcpy(&o1, operand1, sz);
     memcpy(&o2, operand2, sz);
     uintptr_t r = (uintptr_t)result_p;

@@ -89,12 +89,16 @@ typedef struct {
     int32_t member, color, key;
 } split_info_t;
 
-static const split_info_t *sort_base;
+/* a member of the new team: its key, then its parent rank (the tie-break) */
+typedef struct {
+    int32_t key;
+    gex_Rank_t prank;
+} split_member_t;
+
 static int by_key(const void *a, const void *b) {
-    gex_Rank_t x = *(const gex_Rank_t *)a, y = *(const gex_Rank_t *)b;
-    int32_t kx = sort_base[x].key, ky = sort_base[y].key;
-    if (kx != ky) return kx < ky ? -1 : 1;
-    return x < y ? -1 : x > y; /* ties: parent rank order */
+    const split_member_t *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->prank < y->prank ? -1 : x->prank > y->prank;
 }
 
 size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent, int color, int key, void *scratch_addr,
@@ -106,20 +110,22 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent, int color, int key, voi
     gex_Rank_t n = parent->_size;
     split_info_t mine = {new_tm_p != NULL, color, key};
     split_info_t *all = malloc(n * sizeof *all);
+    split_member_t *sel = malloc(n * sizeof *sel);
     gex_Rank_t *members = malloc(n * sizeof *members);
-    if (!all || !members) gasneti_fatalerror("gex_TM_Split: out of memory for a team of %u", (unsigned)n);
+    if (!all || !sel || !members) gasneti_fatalerror("gex_TM_Split: out of memory for a team of %u", (unsigned)n);
     gex_Event_Wait(gasnete_coll_gather_all(parent, all, &mine, sizeof mine));
     if (new_tm_p) {
         gex_Rank_t size = 0, me = 0;
         for (gex_Rank_t r = 0; r < n; r++)
-            if (all[r].member && all[r].color == color) members[size++] = r;
-        sort_base = all; /* a Split is never concurrent with another on this process */
-        qsort(members, size, sizeof *members, by_key);
+            if (all[r].member && all[r].color == color) sel[size++] = (split_member_t){all[r].key, r};
+        qsort(sel, size, sizeof *sel, by_key);
+        for (gex_Rank_t i = 0; i < size; i++) members[i] = sel[i].prank;
         while (members[me] != parent->_rank) me++;
         *new_tm_p = make_team(parent, members, size, me, team_id(parent, nth, (uint32_t)color), scratch_addr,
                               scratch_size, "gex_TM_Split");
     }
     free(all);
+    free(sel);
     free(members);
     return 0;
 }
@@ -162,16 +168,21 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
 
 /* the one pair "team" of the primordial endpoint: rank arguments are jobranks */
 static struct gasneti_tm_s pair0;
+static gex_HSL_t pair0_lock = GEX_HSL_INITIALIZER;
 
 gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
     if (!local_ep || local_ep->_index != 0 || remote_ep_index != 0)
         gasneti_fatalerror("gex_TM_Pair: only endpoint index 0 exists in this release (got local %u, remote %u)",
                            local_ep ? (unsigned)local_ep->_index : 0u, (unsigned)remote_ep_index);
-    if (!pair0._ep) { /* the same values every time: a race writes the same bytes */
-        pair0._rank = gasneti_mynode;
-        pair0._size = gasneti_nodes;
-        pair0._flags = GASNETI_TM_PAIR;
-        __atomic_store_n(&pair0._ep, local_ep, __ATOMIC_RELEASE);
+    if (!__atomic_load_n(&pair0._ep, __ATOMIC_ACQUIRE)) {
+        gex_HSL_Lock(&pair0_lock);
+        if (!pair0._ep) {
+            pair0._rank = gasneti_mynode;
+            pair0._size = gasneti_nodes;
+            pair0._flags = GASNETI_TM_PAIR;
+            __atomic_store_n(&pair0._ep, local_ep, __ATOMIC_RELEASE);
+        }
+        gex_HSL_Unlock(&pair0_lock);
     }
     return &pair0;
 }

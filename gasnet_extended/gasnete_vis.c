@@ -245,21 +245,6 @@ void gasnete_vis_get_rep_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_
     gasneti_counter_done(done);
 }
 
-/* One packet buffer is kept between calls (the size is the same for every call): a
- * fresh malloc of 64 KiB per call costs page faults in the packing copy once free has
- * given the pages back. A call that finds it taken (another thread's) allocates its own. */
-static uint8_t *vis_spare;
-
-static uint8_t *vis_buf_take(size_t cap) {
-    uint8_t *b = __atomic_exchange_n(&vis_spare, NULL, __ATOMIC_ACQUIRE);
-    return b ? b : malloc(cap);
-}
-
-static void vis_buf_give(uint8_t *b) {
-    uint8_t *none = NULL;
-    if (b && !__atomic_compare_exchange_n(&vis_spare, &none, b, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) free(b);
-}
-
 /* sends the packet being filled; `last`: no more packets for this call follow */
 static void vis_flush(vis_ctx_t *c, int last) {
     if (!c->used) return;
@@ -291,7 +276,7 @@ static void vis_pack(vis_ctx_t *c, void *local, void *remote, size_t n) {
     size_t need = sizeof(vis_entry_t) + (c->is_put ? VIS_PAD8(n) : 0);
     if (c->used + need > c->cap || (!c->is_put && c->reply_bytes + n > c->cap)) vis_flush(c, 0);
     if (!c->buf) {
-        c->buf = vis_buf_take(c->cap);
+        c->buf = malloc(c->cap);
         if (!c->buf) gasneti_fatalerror("%s: out of memory for a packet", c->call);
     }
     if (!c->is_put && !c->gd) {
@@ -340,7 +325,7 @@ static void vis_piece(vis_ctx_t *c, void *local, void *remote, size_t n) {
 
 static gex_Event_t vis_finish(vis_ctx_t *c) {
     vis_flush(c, 1);
-    vis_buf_give(c->buf);
+    free(c->buf);
     c->buf = NULL;
     if (c->nev) gex_Event_WaitAll(c->ev, c->nev, 0);
     c->nev = 0;

@@ -555,9 +555,8 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     }
     uint32_t seq = t->next++;
     slot_t *s = &t->slot[seq % WIN];
-    if (s->cap < len) {
-        if (s->cap > SMALL_SLOT) big_put(s->buf);
-        else free(s->buf);
+    if (s->cap < len) { /* a small buffer, or none (a big one, RBUF_BYTES, always fits) */
+        free(s->buf);
         if (len > SMALL_SLOT) {
             s->buf = big_get();
             s->cap = RBUF_BYTES;
