@@ -87,11 +87,14 @@ static peer_t *peers;
 static gex_Rank_t *due_list;
 static size_t due_count;
 static uint8_t *rbuf[2 * RECVS];
-static MPI_Request rreq[2 * RECVS];
+/* One array for one MPI_Testsome per poll: the persistent receives, then the sends */
+static MPI_Request reqs[2 * RECVS + 2 * MAXSEND];
+#define rreq reqs
+#define areq (reqs + 2 * RECVS)
+static uint8_t rposted[2 * RECVS];   /* the receive is started (not completed) */
 static slot_t slots[MAXSEND];
 static int free_slots[MAXSEND], nfree;
-static MPI_Request areq[2 * MAXSEND]; /* outstanding sends */
-static int aslot[2 * MAXSEND], nactive;
+static int aslot[2 * MAXSEND], nactive; /* areq[0..nactive): outstanding sends */
 static uint8_t adata[2 * MAXSEND];    /* 1: the separate payload's send */
 static pend_t *pend;
 static int npend, pend_cap;
@@ -105,8 +108,9 @@ static void *xmalloc_aligned(size_t n) {
 }
 
 static void post_recv(int i) {
-    MPI_Irecv(rbuf[i], (int)MSG_MAX, MPI_BYTE, MPI_ANY_SOURCE, i < RECVS ? TAG_REQ : TAG_REP, gasnetc_am_comm,
-              &rreq[i]);
+    if (!ready) return; /* quiesced: the request is freed */
+    rposted[i] = 1;
+    MPI_Start(&rreq[i]);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -119,20 +123,17 @@ static void add_active(MPI_Request r, int slot, int data) {
     nactive++;
 }
 
-static void test_sends(void) {
-    if (!nactive) return;
-    int outcount = 0;
-    static int idx[2 * MAXSEND];
-    MPI_Testsome(nactive, areq, &outcount, idx, MPI_STATUSES_IGNORE);
-    if (outcount == MPI_UNDEFINED || outcount == 0) return;
-    for (int k = 0; k < outcount; k++) {
-        slot_t *s = &slots[aslot[idx[k]]];
-        if (adata[idx[k]] && s->lc) {
-            gasneti_counter_done(s->lc);
-            s->lc = NULL;
-        }
-        if (--s->npend == 0) free_slots[nfree++] = aslot[idx[k]];
+/* the send areq[a] has completed */
+static void send_done(int a) {
+    slot_t *s = &slots[aslot[a]];
+    if (adata[a] && s->lc) {
+        gasneti_counter_done(s->lc);
+        s->lc = NULL;
     }
+    if (--s->npend == 0) free_slots[nfree++] = aslot[a];
+}
+
+static void compact_sends(void) {
     int keep = 0; /* completed requests are MPI_REQUEST_NULL now */
     for (int i = 0; i < nactive; i++)
         if (areq[i] != MPI_REQUEST_NULL) {
@@ -142,6 +143,16 @@ static void test_sends(void) {
             keep++;
         }
     nactive = keep;
+}
+
+static void test_sends(void) {
+    if (!nactive) return;
+    int outcount = 0;
+    static int idx[2 * MAXSEND];
+    MPI_Testsome(nactive, areq, &outcount, idx, MPI_STATUSES_IGNORE);
+    if (outcount == MPI_UNDEFINED || outcount == 0) return;
+    for (int k = 0; k < outcount; k++) send_done(idx[k]);
+    compact_sends();
 }
 
 /* credit messages for peers owed CREDITS/2 or more that nothing carried back */
@@ -244,23 +255,37 @@ static void account(int src, const hdr_t *h, int is_req) {
 static int mpi_poll(int nested) {
     if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 0;
     int n = 0;
-    int outcount = 0, idx[2 * RECVS];
-    MPI_Status st[2 * RECVS];
+    int outcount = 0, nrecv = 0, sends = 0;
+    static int idx[2 * RECVS + 2 * MAXSEND];
+    static MPI_Status st[2 * RECVS + 2 * MAXSEND];
+    int ridx[2 * RECVS], rsrc[2 * RECVS], rlen[2 * RECVS];
     MPI_LOCK();
     if (!ready) {
         MPI_UNLOCK();
         return 0;
     }
-    test_sends();
-    MPI_Testsome(2 * RECVS, rreq, &outcount, idx, st);
+    /* one progress call for receives and sends */
+    MPI_Testsome(2 * RECVS + nactive, reqs, &outcount, idx, st);
     if (outcount == MPI_UNDEFINED) outcount = 0;
+    for (int k = 0; k < outcount; k++) {
+        if (idx[k] >= 2 * RECVS) {
+            send_done(idx[k] - 2 * RECVS);
+            sends = 1;
+            continue;
+        }
+        ridx[nrecv] = idx[k];
+        rsrc[nrecv] = st[k].MPI_SOURCE;
+        rposted[idx[k]] = 0;
+        MPI_Get_count(&st[k], MPI_BYTE, &rlen[nrecv]);
+        nrecv++;
+    }
+    if (sends) compact_sends();
     /* header arrivals: account now; separate payloads get their receive posted; requests
      * that may not run now are copied; the rest run below, in place */
     int run[2 * RECVS], nrun = 0;
-    for (int k = 0; k < outcount; k++) {
-        int i = idx[k], src = st[k].MPI_SOURCE, is_req = i < RECVS, len = 0;
+    for (int k = 0; k < nrecv; k++) {
+        int i = ridx[k], src = rsrc[k], is_req = i < RECVS, len = rlen[k];
         const hdr_t *h = (const hdr_t *)rbuf[i];
-        MPI_Get_count(&st[k], MPI_BYTE, &len);
         gasneti_assert(len >= (int)sizeof(hdr_t));
         account(src, h, is_req);
         if (h->flags & F_CREDIT) {
@@ -308,8 +333,8 @@ static int mpi_poll(int nested) {
     MPI_UNLOCK();
 
     for (int r = 0; r < nrun; r++) {
-        int i = idx[run[r]];
-        dispatch(st[run[r]].MPI_SOURCE, rbuf[i], i < RECVS);
+        int i = ridx[run[r]];
+        dispatch(rsrc[run[r]], rbuf[i], i < RECVS);
         MPI_LOCK();
         post_recv(i);
         MPI_UNLOCK();
@@ -404,7 +429,6 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         add_active(r, si, 1);
         s->npend = 2;
     }
-    test_sends();
     MPI_UNLOCK();
     if (!separate) {
         if (lc) gasneti_counter_done(lc); /* copied: the source may be reused */
@@ -435,11 +459,13 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     for (int i = 0; i < MAXSEND; i++) free_slots[nfree++] = MAXSEND - 1 - i;
     if (gasneti_nbrhd_size < gasneti_nodes) { /* some peer is not a neighbor */
         MPI_LOCK();
-        for (int i = 0; i < 2 * RECVS; i++) {
+        for (int i = 0; i < 2 * RECVS; i++) { /* persistent: MPI_Start posts one again */
             rbuf[i] = xmalloc_aligned(MSG_MAX);
-            post_recv(i);
+            MPI_Recv_init(rbuf[i], (int)MSG_MAX, MPI_BYTE, MPI_ANY_SOURCE, i < RECVS ? TAG_REQ : TAG_REP,
+                          gasnetc_am_comm, &rreq[i]);
         }
         __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+        for (int i = 0; i < 2 * RECVS; i++) post_recv(i);
         MPI_UNLOCK();
     }
     return GASNET_OK;
@@ -461,9 +487,11 @@ void gasnetc_am_quiesce(void) {
     for (int i = 0; i < nactive; i++) MPI_Request_free(&areq[i]);
     nactive = 0;
     for (int i = 0; i < 2 * RECVS; i++) {
-        if (rreq[i] == MPI_REQUEST_NULL) continue;
-        MPI_Cancel(&rreq[i]);
-        MPI_Wait(&rreq[i], MPI_STATUS_IGNORE);
+        if (rposted[i]) {
+            MPI_Cancel(&rreq[i]);
+            MPI_Wait(&rreq[i], MPI_STATUS_IGNORE);
+        }
+        MPI_Request_free(&rreq[i]);
     }
     for (int j = 0; j < npend; j++) {
         MPI_Cancel(&pend[j].req);
