@@ -16,6 +16,9 @@
 #   - with udp-conduit built: its libraries, fragments, .pc files and bin/amudprun and
 #     bin/gasnetrun_udp are installed, and the client built with udp-par.mak and with
 #     pkg-config gasnet-udp-par runs with 2 processes over UDP through each launcher;
+#   - with mpi-conduit built: the same for its files and bin/gasnetrun_mpi, GASNET_LD of
+#     mpi-par.mak is the MPI wrapper, and the clients (mpi-par.mak, and pkg-config
+#     gasnet-mpi-par linked by its GASNET_LD) run with 2 processes over MPI;
 #   - tools-only clients (gasnet_tools.h, no conduit) built with gasnet_tools-{seq,par}.mak and
 #     pkg-config gasnet_tools-{seq,par} run and see the right threading; a GASNETT_LITE_MODE
 #     C++ client builds with -Werror and links no GASNet library.
@@ -302,6 +305,51 @@ if [ -f "$BUILDDIR/udp-conduit/libgasnet-udp-par.a" ]; then
         fi
     else
         bad "pkg-config --cflags --libs gasnet-udp-par failed:"; cat "$tmp/upc/pc.err"
+    fi
+fi
+
+# ---- mpi-conduit, when it was built: its files, the fragment's GASNET_LD (the MPI
+# wrapper), and the client built with mpi-par.mak and with pkg-config, run through the
+# installed bin/gasnetrun_mpi without PSHM (every AM over MPI) ----
+if [ -f "$BUILDDIR/mpi-conduit/libgasnet-mpi-par.a" ]; then
+    for f in include/mpi-conduit/gasnet_core.h include/mpi-conduit/mpi-seq.mak include/mpi-conduit/mpi-par.mak \
+             include/mpi-conduit/mpi-parsync.mak lib/libgasnet-mpi-seq.a lib/libgasnet-mpi-par.a \
+             lib/libgasnet-mpi-parsync.a lib/pkgconfig/gasnet-mpi-seq.pc lib/pkgconfig/gasnet-mpi-par.pc \
+             lib/pkgconfig/gasnet-mpi-parsync.pc; do
+        [ -f "$ROOT/$f" ] || bad "missing $f"
+    done
+    [ -x "$ROOT/bin/gasnetrun_mpi" ] || bad "missing bin/gasnetrun_mpi"
+    ld=$(sed -n 's/^GASNET_LD = //p' "$ROOT/include/mpi-conduit/mpi-par.mak")
+    case "$ld" in *mpi*) okmsg "mpi-par.mak: GASNET_LD = $ld" ;; *) bad "mpi-par.mak: GASNET_LD = '$ld', not the MPI wrapper" ;; esac
+    grep -q '^GASNET_LD_REQUIRES_MPI = 1' "$ROOT/include/mpi-conduit/mpi-par.mak" || bad "mpi-par.mak: GASNET_LD_REQUIRES_MPI is not 1"
+    mkdir -p "$tmp/mmak" "$tmp/mpc"
+    sed "s|smp-conduit/smp-par.mak|mpi-conduit/mpi-par.mak|" "$tmp/mak/Makefile" > "$tmp/mmak/Makefile"
+    check_mpi() { # dir how
+        local d=$1 how=$2
+        GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/gasnetrun_mpi" -n 2 "$d/x" > "$d/run.out" 2>&1
+        local st=$?
+        if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/gasnetrun_mpi exited with status $st:"; cat "$d/run.out"; return; fi
+        for r in 0 1; do
+            grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
+        done
+        strings -a "$d/x" | grep -qF '$GASNetConduitName: MPI $' || bad "$how: the client has no \$GASNetConduitName: MPI \$ ident string"
+        okmsg "$how: built, ran with 2 processes over MPI through bin/gasnetrun_mpi"
+    }
+    if (cd "$tmp/mmak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+        check_mpi "$tmp/mmak" "mpi-par.mak"
+    else
+        bad "building with mpi-par.mak failed:"; cat "$tmp/mmak/build.log"
+    fi
+    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-mpi-par 2>"$tmp/mpc/pc.err"); then
+        cc=$(pkg-config $PC_RELOC --variable=GASNET_LD gasnet-mpi-par)
+        [ -n "$cc" ] || cc=mpicc
+        if (cd "$tmp/mpc" && $cc -o x ../x.c $pc > build.log 2>&1); then
+            check_mpi "$tmp/mpc" "pkg-config gasnet-mpi-par (linked by $cc)"
+        else
+            bad "building with pkg-config gasnet-mpi-par failed:"; cat "$tmp/mpc/build.log"
+        fi
+    else
+        bad "pkg-config --cflags --libs gasnet-mpi-par failed:"; cat "$tmp/mpc/pc.err"
     fi
 fi
 

@@ -1,0 +1,506 @@
+/* mpi_am.c: Active Messages to non-neighbors over non-blocking point-to-point MPI.
+ * Layer: mpi-conduit (the network half of conduit_contract.h; job start is mpi_boot.c).
+ *
+ * All traffic is on gasnetc_am_comm, a duplicate of MPI_COMM_WORLD, so no client message
+ * ever matches ours. An AM is one MPI message: a header, the arguments and (Medium, and
+ * Long up to INLINE_LONG bytes) the payload. A bigger Long payload is a second message,
+ * sent from the client's source buffer and received by an MPI_Irecv posted at the
+ * destination address once its header has arrived (no copy on either side); its tag
+ * names it (TAG_DATA + a per-peer, per-channel number), so the two messages pair up
+ * whatever order MPI matches them in.
+ *
+ * Requests and replies are separate channels (tags TAG_REQ / TAG_REP), each with its own
+ * pool of RECVS pre-posted receive buffers of the largest message. Flow control:
+ *   - a rank may have at most CREDITS requests to one peer that the peer has not yet
+ *     taken from MPI; the peer returns credits in the header of any message it sends
+ *     back (a reply, usually) or, once CREDITS/2 are owed and nothing went back, in a
+ *     header-only credit message. Replies need no credits: each answers a request.
+ *   - at most MAXSEND MPI sends are outstanding per process; a send that finds no slot
+ *     or no credit makes progress until there is one (a request from outside a handler
+ *     runs everything; a reply, or anything inside a handler, runs replies only, and
+ *     requests that arrive meanwhile are copied and run at the next top-level poll), so a
+ *     reply always goes out and no two ranks can wait on each other.
+ * PAR: gasnetc_mpi_lock guards every MPI call and the state here; handlers run without
+ * it, in place in the receive buffer, which is posted again when the handler returns. */
+#include "conduit_contract.h"
+#include "gasneti_deliver.h"
+#include "mpi_internal.h"
+
+#include <string.h>
+
+#define RECVS 16         /* pre-posted receives per channel */
+#define MAXSEND 256      /* MPI sends outstanding per process */
+#define CREDITS 32       /* requests in flight to one peer */
+#define INLINE_LONG 8192 /* a Long payload up to this size travels in the header's message */
+enum { CH_REQ = 0, CH_REP = 1 };
+enum { TAG_REQ = 1, TAG_REP = 2, TAG_DATA = 4096, TAG_DATA_SPAN = 8192 };
+enum { F_FRAG = 1, F_SEPARATE = 2, F_CREDIT = 4 };
+
+typedef struct {
+    uint8_t category, nargs, handler, flags;
+    uint32_t nbytes;
+    uint32_t credits;  /* request credits the sender returns to the receiver */
+    uint32_t dataseq;  /* F_SEPARATE: names the payload's message */
+    uint64_t dest_addr;
+    uint32_t frag[3];  /* gasneti_frag_t, with F_FRAG */
+    uint32_t pad;
+} hdr_t;
+_Static_assert(sizeof(hdr_t) == 40, "hdr_t layout");
+_Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
+#define PAYLOAD_OFF(nargs) (((uint32_t)sizeof(hdr_t) + 4u * (nargs) + 15u) & ~15u)
+#define MSG_MAX (PAYLOAD_OFF(GASNETI_MAX_ARGS) + GASNETC_NET_MEDIUM)
+_Static_assert(INLINE_LONG <= GASNETC_NET_MEDIUM, "an inline Long fits a receive buffer");
+#define DATA_TAG(ch, seq) (TAG_DATA + (ch)*TAG_DATA_SPAN + (int)((seq) % TAG_DATA_SPAN))
+
+typedef struct {
+    int credits;             /* requests we may still send to this peer */
+    int owed;                /* credits we owe it (requests taken from MPI) */
+    int listed;              /* in due_list */
+    uint32_t dataseq[2];     /* per channel: the next separate payload's number */
+    MPI_Request credit_req;  /* the last credit message */
+    hdr_t credit_msg;
+} peer_t;
+
+typedef struct {
+    uint8_t *buf;
+    size_t cap;
+    int npend;              /* MPI sends of this AM not yet complete */
+    gasneti_counter_t *lc;  /* done when the separate payload's send completes */
+} slot_t;
+
+/* a Long whose header arrived and whose payload is being received in place */
+typedef struct {
+    MPI_Request req;
+    int src, is_req;
+    uint8_t *msg; /* header and arguments */
+} pend_t;
+
+/* a request that arrived while only replies could run: run at the next poll */
+typedef struct deferred_s {
+    struct deferred_s *next;
+    int src;
+    uint8_t *msg; /* aligned like a receive buffer */
+} deferred_t;
+
+static int ready;
+static peer_t *peers;
+static gex_Rank_t *due_list;
+static size_t due_count;
+static uint8_t *rbuf[2 * RECVS];
+/* One array for one MPI_Testsome per poll: the persistent receives, then the sends */
+static MPI_Request reqs[2 * RECVS + 2 * MAXSEND];
+#define rreq reqs
+#define areq (reqs + 2 * RECVS)
+static uint8_t rposted[2 * RECVS];   /* the receive is started (not completed) */
+static slot_t slots[MAXSEND];
+static int free_slots[MAXSEND], nfree;
+static int aslot[2 * MAXSEND], nactive; /* areq[0..nactive): outstanding sends */
+static uint8_t adata[2 * MAXSEND];    /* 1: the separate payload's send */
+static pend_t *pend;
+static int npend, pend_cap;
+static deferred_t *deferred_head, **deferred_tail = &deferred_head;
+static int have_deferred;
+
+static void *xmalloc_aligned(size_t n) {
+    void *p;
+    if (posix_memalign(&p, 64, n ? n : 1)) gasneti_fatalerror("mpi-conduit: out of memory for %zu bytes", n);
+    return p;
+}
+
+static void post_recv(int i) {
+    if (!ready) return; /* quiesced: the request is freed */
+    rposted[i] = 1;
+    MPI_Start(&rreq[i]);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Sends (lock held)
+ * --------------------------------------------------------------------------------- */
+static void add_active(MPI_Request r, int slot, int data) {
+    areq[nactive] = r;
+    aslot[nactive] = slot;
+    adata[nactive] = (uint8_t)data;
+    nactive++;
+}
+
+/* the send areq[a] has completed */
+static void send_done(int a) {
+    slot_t *s = &slots[aslot[a]];
+    if (adata[a] && s->lc) {
+        gasneti_counter_done(s->lc);
+        s->lc = NULL;
+    }
+    if (--s->npend == 0) free_slots[nfree++] = aslot[a];
+}
+
+static void compact_sends(void) {
+    int keep = 0; /* completed requests are MPI_REQUEST_NULL now */
+    for (int i = 0; i < nactive; i++)
+        if (areq[i] != MPI_REQUEST_NULL) {
+            areq[keep] = areq[i];
+            aslot[keep] = aslot[i];
+            adata[keep] = adata[i];
+            keep++;
+        }
+    nactive = keep;
+}
+
+static void test_sends(void) {
+    if (!nactive) return;
+    int outcount = 0;
+    static int idx[2 * MAXSEND];
+    MPI_Testsome(nactive, areq, &outcount, idx, MPI_STATUSES_IGNORE);
+    if (outcount == MPI_UNDEFINED || outcount == 0) return;
+    for (int k = 0; k < outcount; k++) send_done(idx[k]);
+    compact_sends();
+}
+
+/* credit messages for peers owed CREDITS/2 or more that nothing carried back */
+static void send_credits(void) {
+    size_t keep = 0;
+    for (size_t i = 0; i < due_count; i++) {
+        peer_t *p = &peers[due_list[i]];
+        if (p->owed < CREDITS / 2) {
+            p->listed = 0;
+            continue;
+        }
+        int done = 1;
+        if (p->credit_req != MPI_REQUEST_NULL) MPI_Test(&p->credit_req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            due_list[keep++] = due_list[i];
+            continue;
+        }
+        memset(&p->credit_msg, 0, sizeof(p->credit_msg));
+        p->credit_msg.flags = F_CREDIT;
+        p->credit_msg.credits = (uint32_t)p->owed;
+        p->owed = 0;
+        p->listed = 0;
+        MPI_Isend(&p->credit_msg, sizeof(hdr_t), MPI_BYTE, (int)due_list[i], TAG_REP, gasnetc_am_comm,
+                  &p->credit_req);
+    }
+    due_count = keep;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Receives
+ * --------------------------------------------------------------------------------- */
+static void dispatch(int src, const uint8_t *buf, int is_req) {
+    const hdr_t *h = (const hdr_t *)buf;
+    uint8_t *payload = (uint8_t *)buf + PAYLOAD_OFF(h->nargs);
+    gasneti_am_recv_t m;
+    m.srcrank = (gex_Rank_t)src;
+    m.handler = h->handler;
+    m.category = h->category;
+    m.is_req = (uint8_t)is_req;
+    m.nargs = h->nargs;
+    m.args = (const gex_AM_Arg_t *)(buf + sizeof(hdr_t));
+    m.nbytes = h->nbytes;
+    m.frag = (h->flags & F_FRAG) ? (const gasneti_frag_t *)h->frag : NULL;
+    if (h->category == GASNETI_AM_LONG) {
+        if (h->nbytes && !(h->flags & F_SEPARATE)) memcpy((void *)(uintptr_t)h->dest_addr, payload, h->nbytes);
+        m.payload = (void *)(uintptr_t)h->dest_addr;
+    } else {
+        m.payload = h->category == GASNETI_AM_MEDIUM ? payload : NULL;
+    }
+    gasneti_am_deliver(&m);
+}
+
+/* lock held */
+static void defer(int src, const uint8_t *buf, size_t len) {
+    deferred_t *d = malloc(sizeof(deferred_t));
+    if (!d) gasneti_fatalerror("mpi-conduit: out of memory keeping a request");
+    d->next = NULL;
+    d->src = src;
+    d->msg = xmalloc_aligned(len);
+    memcpy(d->msg, buf, len);
+    *deferred_tail = d;
+    deferred_tail = &d->next;
+    __atomic_store_n(&have_deferred, 1, __ATOMIC_RELAXED);
+}
+
+static int run_deferred(void) {
+    int n = 0;
+    for (;;) {
+        MPI_LOCK();
+        deferred_t *d = deferred_head;
+        if (d) {
+            deferred_head = d->next;
+            if (!deferred_head) {
+                deferred_tail = &deferred_head;
+                __atomic_store_n(&have_deferred, 0, __ATOMIC_RELAXED);
+            }
+        }
+        MPI_UNLOCK();
+        if (!d) return n;
+        dispatch(d->src, d->msg, 1);
+        free(d->msg);
+        free(d);
+        n++;
+    }
+}
+
+/* lock held: the header of message `src` sent arrived; credits in it, credits we owe */
+static void account(int src, const hdr_t *h, int is_req) {
+    peer_t *p = &peers[src];
+    p->credits += (int)h->credits;
+    if (is_req) {
+        p->owed++;
+        if (p->owed >= CREDITS / 2 && !p->listed) {
+            p->listed = 1;
+            due_list[due_count++] = (gex_Rank_t)src;
+        }
+    }
+}
+
+static int mpi_poll(int nested) {
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 0;
+    int n = 0;
+    int outcount = 0, nrecv = 0, sends = 0;
+    static int idx[2 * RECVS + 2 * MAXSEND];
+    static MPI_Status st[2 * RECVS + 2 * MAXSEND];
+    int ridx[2 * RECVS], rsrc[2 * RECVS], rlen[2 * RECVS];
+    MPI_LOCK();
+    if (!ready) {
+        MPI_UNLOCK();
+        return 0;
+    }
+    /* one progress call for receives and sends */
+    MPI_Testsome(2 * RECVS + nactive, reqs, &outcount, idx, st);
+    if (outcount == MPI_UNDEFINED) outcount = 0;
+    for (int k = 0; k < outcount; k++) {
+        if (idx[k] >= 2 * RECVS) {
+            send_done(idx[k] - 2 * RECVS);
+            sends = 1;
+            continue;
+        }
+        ridx[nrecv] = idx[k];
+        rsrc[nrecv] = st[k].MPI_SOURCE;
+        rposted[idx[k]] = 0;
+        MPI_Get_count(&st[k], MPI_BYTE, &rlen[nrecv]);
+        nrecv++;
+    }
+    if (sends) compact_sends();
+    /* header arrivals: account now; separate payloads get their receive posted; requests
+     * that may not run now are copied; the rest run below, in place */
+    int run[2 * RECVS], nrun = 0;
+    for (int k = 0; k < nrecv; k++) {
+        int i = ridx[k], src = rsrc[k], is_req = i < RECVS, len = rlen[k];
+        const hdr_t *h = (const hdr_t *)rbuf[i];
+        gasneti_assert(len >= (int)sizeof(hdr_t));
+        account(src, h, is_req);
+        if (h->flags & F_CREDIT) {
+            post_recv(i);
+        } else if (h->flags & F_SEPARATE) {
+            if (npend == pend_cap) {
+                pend_cap = pend_cap ? 2 * pend_cap : 16;
+                pend = realloc(pend, pend_cap * sizeof(pend_t));
+                if (!pend) gasneti_fatalerror("mpi-conduit: out of memory");
+            }
+            pend_t *e = &pend[npend++];
+            e->src = src;
+            e->is_req = is_req;
+            e->msg = xmalloc_aligned(PAYLOAD_OFF(h->nargs));
+            memcpy(e->msg, h, PAYLOAD_OFF(h->nargs));
+            MPI_Irecv((void *)(uintptr_t)h->dest_addr, (int)h->nbytes, MPI_BYTE, src,
+                      DATA_TAG(is_req ? CH_REQ : CH_REP, h->dataseq), gasnetc_am_comm, &e->req);
+            post_recv(i);
+        } else if (nested && is_req) {
+            defer(src, rbuf[i], (size_t)len);
+            post_recv(i);
+        } else {
+            run[nrun++] = k;
+        }
+    }
+    /* separate payloads that have arrived */
+    pend_t done[16];
+    int ndone = 0;
+    for (int j = 0; j < npend && ndone < 16;) {
+        int flag = 0;
+        MPI_Test(&pend[j].req, &flag, MPI_STATUS_IGNORE);
+        if (!flag) {
+            j++;
+            continue;
+        }
+        if (nested && pend[j].is_req) {
+            defer(pend[j].src, pend[j].msg, PAYLOAD_OFF(((hdr_t *)pend[j].msg)->nargs));
+            free(pend[j].msg);
+        } else {
+            done[ndone++] = pend[j];
+        }
+        pend[j] = pend[--npend];
+    }
+    if (due_count) send_credits();
+    MPI_UNLOCK();
+
+    for (int r = 0; r < nrun; r++) {
+        int i = ridx[run[r]];
+        dispatch(rsrc[run[r]], rbuf[i], i < RECVS);
+        MPI_LOCK();
+        post_recv(i);
+        MPI_UNLOCK();
+        n++;
+    }
+    for (int j = 0; j < ndone; j++) {
+        dispatch(done[j].src, done[j].msg, done[j].is_req);
+        free(done[j].msg);
+        n++;
+    }
+    if (!nested && __atomic_load_n(&have_deferred, __ATOMIC_RELAXED)) n += run_deferred();
+    return n;
+}
+
+int gasnetc_poll(void) { return mpi_poll(gasneti_cur_token != NULL); }
+
+/* ---------------------------------------------------------------------------------
+ * gasnetc_am_send
+ * --------------------------------------------------------------------------------- */
+/* No slot or no credit: make progress. A request from outside a handler may run
+ * anything; a reply (or anything inside a handler) runs replies only. */
+static void wait_for_room(int is_req) {
+    if (is_req && !gasneti_cur_token) {
+        gasneti_AMPoll();
+    } else {
+        mpi_poll(1);
+        gasneti_poll_replies();
+    }
+}
+
+static inline int no_room(const peer_t *p, int is_req) { return nfree == 0 || (is_req && p->credits <= 0); }
+
+int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
+    MPI_LOCK();
+    int full = no_room(&peers[m->jobrank], m->is_req);
+    MPI_UNLOCK();
+    return full;
+}
+
+int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    peer_t *p = &peers[m->jobrank];
+    int ch = m->is_req ? CH_REQ : CH_REP;
+    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
+    int separate = m->category == GASNETI_AM_LONG && plen > INLINE_LONG;
+    size_t len = PAYLOAD_OFF(m->nargs) + (separate ? 0 : plen);
+    gasneti_assert(separate ? plen <= GASNETC_NET_LONG : plen <= GASNETC_NET_MEDIUM);
+    gasneti_counter_t mine; /* separate payload without lc: we wait for its send */
+    MPI_LOCK();
+    while (no_room(p, m->is_req)) {
+        MPI_UNLOCK();
+        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+        wait_for_room(m->is_req);
+        MPI_LOCK();
+    }
+    if (m->is_req) p->credits--;
+    int si = free_slots[--nfree];
+    slot_t *s = &slots[si];
+    if (s->cap < len) {
+        free(s->buf);
+        s->cap = len < 256 ? 256 : len;
+        s->buf = xmalloc_aligned(s->cap);
+    }
+    hdr_t *h = (hdr_t *)s->buf;
+    h->category = m->category;
+    h->nargs = m->nargs;
+    h->handler = m->handler;
+    h->flags = (uint8_t)((m->frag ? F_FRAG : 0) | (separate ? F_SEPARATE : 0));
+    h->nbytes = (uint32_t)plen;
+    h->credits = (uint32_t)p->owed; /* piggy-backed: nothing owed any more */
+    p->owed = 0;
+    h->dataseq = separate ? p->dataseq[ch]++ : 0;
+    h->dest_addr = (uintptr_t)m->dest_addr;
+    if (m->frag) memcpy(h->frag, m->frag, sizeof(h->frag));
+    else memset(h->frag, 0, sizeof(h->frag));
+    h->pad = 0;
+    if (m->nargs) memcpy(s->buf + sizeof(hdr_t), m->args, 4u * m->nargs);
+    if (plen && !separate) memcpy(s->buf + PAYLOAD_OFF(m->nargs), m->src, plen);
+    MPI_Request r;
+    MPI_Isend(s->buf, (int)len, MPI_BYTE, (int)m->jobrank, ch == CH_REQ ? TAG_REQ : TAG_REP, gasnetc_am_comm, &r);
+    add_active(r, si, 0);
+    s->npend = 1;
+    s->lc = NULL;
+    if (separate) {
+        if (!lc) {
+            gasneti_atomic_set(&mine, 1);
+            s->lc = &mine;
+        } else {
+            s->lc = lc;
+        }
+        MPI_Isend((void *)m->src, (int)plen, MPI_BYTE, (int)m->jobrank, DATA_TAG(ch, h->dataseq), gasnetc_am_comm,
+                  &r);
+        add_active(r, si, 1);
+        s->npend = 2;
+    }
+    MPI_UNLOCK();
+    if (!separate) {
+        if (lc) gasneti_counter_done(lc); /* copied: the source may be reused */
+    } else if (!lc) {
+        /* replies only while we wait: a request handler could reuse our source (a
+         * Prepare's library buffer is per thread); the receiver posts its receive for the
+         * payload in any poll, so this ends */
+        while (gasneti_atomic_read(&mine) != 0) {
+            mpi_poll(1);
+            gasneti_poll_replies();
+        }
+    }
+    return GASNET_OK;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Start-up and shut-down
+ * --------------------------------------------------------------------------------- */
+int gasnetc_network_init(gasneti_bootstrap_t *boot) {
+    (void)boot;
+    peers = calloc(gasneti_nodes, sizeof(peer_t));
+    due_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
+    if (!peers || !due_list) gasneti_fatalerror("mpi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
+        peers[r].credits = CREDITS;
+        peers[r].credit_req = MPI_REQUEST_NULL;
+    }
+    for (int i = 0; i < MAXSEND; i++) free_slots[nfree++] = MAXSEND - 1 - i;
+    if (gasneti_nbrhd_size < gasneti_nodes) { /* some peer is not a neighbor */
+        MPI_LOCK();
+        for (int i = 0; i < 2 * RECVS; i++) { /* persistent: MPI_Start posts one again */
+            rbuf[i] = xmalloc_aligned(MSG_MAX);
+            MPI_Recv_init(rbuf[i], (int)MSG_MAX, MPI_BYTE, MPI_ANY_SOURCE, i < RECVS ? TAG_REQ : TAG_REP,
+                          gasnetc_am_comm, &rreq[i]);
+        }
+        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+        for (int i = 0; i < 2 * RECVS; i++) post_recv(i);
+        MPI_UNLOCK();
+    }
+    return GASNET_OK;
+}
+
+int gasnetc_segment_register(void *addr, uintptr_t size) {
+    (void)addr, (void)size;
+    return GASNET_OK;
+}
+
+/* Every rank is leaving (or MPI is about to be finalized by the client): give our sends
+ * a brief chance, then cancel what is still posted. Nothing more is delivered. */
+void gasnetc_am_quiesce(void) {
+    if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return;
+    MPI_LOCK();
+    ready = 0;
+    double end = MPI_Wtime() + 0.1;
+    while (nactive && MPI_Wtime() < end) test_sends();
+    for (int i = 0; i < nactive; i++) MPI_Request_free(&areq[i]);
+    nactive = 0;
+    for (int i = 0; i < 2 * RECVS; i++) {
+        if (rposted[i]) {
+            MPI_Cancel(&rreq[i]);
+            MPI_Wait(&rreq[i], MPI_STATUS_IGNORE);
+        }
+        MPI_Request_free(&rreq[i]);
+    }
+    for (int j = 0; j < npend; j++) {
+        MPI_Cancel(&pend[j].req);
+        MPI_Wait(&pend[j].req, MPI_STATUS_IGNORE);
+    }
+    npend = 0;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
+        if (peers[r].credit_req != MPI_REQUEST_NULL) MPI_Request_free(&peers[r].credit_req);
+    MPI_UNLOCK();
+}
+
+void gasnetc_network_fini(void) { gasnetc_mpi_finalize(); }

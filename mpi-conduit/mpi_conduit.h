@@ -1,0 +1,30 @@
+/* mpi_conduit.h: mpi-conduit's limits and capability knobs (see conduit_contract.h).
+ * Layer: mpi-conduit (installed). AMs to non-neighbors travel as non-blocking MPI
+ * point-to-point messages on a private communicator (mpi_am.c); neighbors use the core's
+ * PSHM. No native RDMA: RMA to non-neighbors is the extended layer's AM-based reference,
+ * whose Long payloads mpi-conduit sends straight from the source to the destination. */
+#ifndef MPI_CONDUIT_H
+#define MPI_CONDUIT_H
+
+#define GASNET_CONDUIT_MPI 1
+#define GASNET_CONDUIT_NAME MPI
+#define GASNET_CONDUIT_NAME_STR "MPI"
+#define GASNETC_NAME "mpi"
+#define GASNETC_NAME_UPPER "MPI"
+
+#define GASNETC_NBRHD_ONLY 0
+#define GASNETC_NATIVE_PUT 0
+#define GASNETC_NATIVE_GET 0
+#define GASNETC_NATIVE_AMO 0
+/* What clients see (the same on every conduit). */
+#define GASNETC_MAX_MEDIUM 65536
+#define GASNETC_MAX_LONG (4u << 20)
+/* One MPI message carries a whole Medium (the receive buffers are that big); a Long
+ * payload travels as its own MPI message of at most 1 MiB, received in place: bigger
+ * Longs are split by the core (gasneti_frag.c). */
+#define GASNETC_NET_MEDIUM 65536
+#define GASNETC_NET_LONG (1u << 20)
+
+#define GASNET_PSHM 1
+
+#endif

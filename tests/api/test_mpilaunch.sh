@@ -1,0 +1,81 @@
+#!/bin/bash
+# tests/api/test_mpilaunch.sh: the mpi-conduit launcher (gasnetrun_mpi) from the outside,
+# with tests/api/test_launch (which prints what each process was given).
+#   test_mpilaunch.sh GASNETRUN_MPI PROG
+# Checks: arguments with spaces, quotes, empty ones and shell characters, and variables
+# with spaces, reach every rank unchanged, with the default template and with an
+# MPIRUN_CMD that puts a fixed argument before %A (and %% for a percent sign);
+# gasnet_exit(5) on one rank is the job's status; mistakes (-n 0, -n abc) give one line
+# and a non-zero status, no program the usage. Nothing is left running.
+# Layer: tests (driver).
+set -u
+[ $# -eq 2 ] || { echo "usage: test_mpilaunch.sh GASNETRUN_MPI PROG" >&2; exit 2; }
+RUNMPI=$1 PROG=$2
+for f in "$RUNMPI" "$PROG"; do
+    [ -x "$f" ] || { echo "FAIL test_mpilaunch: not executable: $f"; exit 1; }
+done
+for v in $(compgen -e); do
+    case "$v" in GASNET_PSHM_DIR | GASNET_BACKTRACE) ;; GASNET_*|TEST_*|MPIRUN_CMD) unset "$v" ;; esac
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-mpilaunch.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+out="$tmp/out" err="$tmp/err"
+failed=0
+bad() { echo "FAIL test_mpilaunch: $*"; failed=1; }
+hexof() { printf 'x'; printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
+mpirun_path=$(sed -n 's/^template="${MPIRUN_CMD:-\(.*\) -np %N %P %A}"$/\1/p' "$RUNMPI")
+
+# check_ranks N NAME ARGS...: each rank printed these arguments, TEST_FWD and "done"
+check_ranks() {
+    local n=$1 name=$2; shift 2
+    local r i a
+    for ((r = 0; r < n; r++)); do
+        grep -qx "rank $r: argc $(($# + 1))" "$out" || { bad "$name: rank $r: wrong argc"; cat "$out" "$err"; return 1; }
+        i=1
+        for a in "$@"; do
+            grep -qx "rank $r: arg$i $(hexof "$a")" "$out" || { bad "$name: rank $r: argument $i changed"; cat "$out"; return 1; }
+            i=$((i + 1))
+        done
+        grep -qx "rank $r: TEST_FWD $(hexof "$FWD")" "$out" || { bad "$name: rank $r: TEST_FWD not forwarded"; return 1; }
+        grep -qx "rank $r: done" "$out" || { bad "$name: rank $r did not finish"; return 1; }
+    done
+    echo "ok   $name"
+}
+
+ARGS=("two words" "" "it's" '$HOME "q" *' "-n" "x%Ny%A")
+FWD='a b  "c" $d'
+TEST_FWD="$FWD" timeout -k 5 60 "$RUNMPI" -n 3 "$PROG" "${ARGS[@]}" > "$out" 2> "$err"
+st=$?
+[ $st -eq 0 ] || { bad "default template: status $st"; cat "$err"; }
+check_ranks 3 "default template: arguments and environment reach 3 ranks" "${ARGS[@]}"
+
+if [ -n "$mpirun_path" ]; then
+    TEST_FWD="$FWD" MPIRUN_CMD="$mpirun_path -n %N %P fixed%%1 %A" timeout -k 5 60 "$RUNMPI" -n 2 "$PROG" "${ARGS[@]}" \
+        > "$out" 2> "$err"
+    st=$?
+    [ $st -eq 0 ] || { bad "MPIRUN_CMD: status $st"; cat "$err"; }
+    check_ranks 2 "MPIRUN_CMD='$mpirun_path -n %N %P fixed%%1 %A'" "fixed%1" "${ARGS[@]}"
+fi
+
+TEST_EXIT_CODE=5 timeout -k 5 60 "$RUNMPI" -n 2 "$PROG" > "$out" 2> "$err"
+st=$?
+if [ $st -eq 5 ]; then echo "ok   gasnet_exit(5) on one rank: job status 5"; else bad "gasnet_exit(5): status $st"; cat "$err"; fi
+
+mistake() { # name cmd...
+    local name=$1; shift
+    timeout -k 5 30 "$@" > "$out" 2> "$err"
+    local st=$? lines
+    lines=$(grep -c . "$err")
+    if [ $st -eq 0 ]; then bad "$name: accepted"
+    elif [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr, expected one:"; cat "$err"
+    else echo "ok   $name: status $st: $(cat "$err")"; fi
+}
+mistake "-n 0" "$RUNMPI" -n 0 "$PROG"
+mistake "-n abc" "$RUNMPI" -n abc "$PROG"
+timeout -k 5 30 "$RUNMPI" -n 2 > "$out" 2> "$err"
+st=$?
+if [ $st -ne 0 ] && grep -q "^usage: gasnetrun_mpi" "$err"; then echo "ok   no program: status $st, the usage"
+else bad "no program: status $st:"; cat "$err"; fi
+
+[ $failed -eq 0 ] || exit 1
+echo "PASS test_mpilaunch"
