@@ -36,19 +36,28 @@ enum { CH_REQ = 0, CH_REP = 1 };
 enum { TAG_REQ = 1, TAG_REP = 2, TAG_DATA = 4096, TAG_DATA_SPAN = 8192 };
 enum { F_FRAG = 1, F_SEPARATE = 2, F_CREDIT = 4 };
 
+/* A message: hdr_t; a Long's long_ext_t; with F_FRAG, the fragment's place (16 bytes);
+ * the arguments; then, 16-byte aligned, the payload. A Short with no arguments is the
+ * 8-byte hdr_t alone: the round trip's cost grows with the bytes MPI moves. A Medium's
+ * payload size is what is left of the message. */
 typedef struct {
     uint8_t category, nargs, handler, flags;
-    uint32_t nbytes;
-    uint32_t credits;  /* request credits the sender returns to the receiver */
-    uint32_t dataseq;  /* F_SEPARATE: names the payload's message */
-    uint64_t dest_addr;
-    uint32_t frag[3];  /* gasneti_frag_t, with F_FRAG */
-    uint32_t pad;
+    uint32_t credits; /* request credits the sender returns to the receiver */
 } hdr_t;
-_Static_assert(sizeof(hdr_t) == 40, "hdr_t layout");
-_Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
-#define PAYLOAD_OFF(nargs) (((uint32_t)sizeof(hdr_t) + 4u * (nargs) + 15u) & ~15u)
-#define MSG_MAX (PAYLOAD_OFF(GASNETI_MAX_ARGS) + GASNETC_NET_MEDIUM)
+typedef struct {
+    uint64_t dest_addr;
+    uint32_t nbytes;
+    uint32_t dataseq; /* F_SEPARATE: names the payload's message */
+} long_ext_t;
+_Static_assert(sizeof(hdr_t) == 8 && sizeof(long_ext_t) == 16, "message layout");
+_Static_assert(sizeof(gasneti_frag_t) <= 16, "gasneti_frag_t fits its place");
+static inline uint32_t args_off(unsigned category, unsigned flags) {
+    return (uint32_t)sizeof(hdr_t) + (category == GASNETI_AM_LONG ? 16u : 0u) + ((flags & F_FRAG) ? 16u : 0u);
+}
+static inline uint32_t payload_off(unsigned category, unsigned flags, unsigned nargs) {
+    return (args_off(category, flags) + 4u * nargs + 15u) & ~15u;
+}
+#define MSG_MAX (payload_off(GASNETI_AM_LONG, F_FRAG, GASNETI_MAX_ARGS) + GASNETC_NET_MEDIUM)
 _Static_assert(INLINE_LONG <= GASNETC_NET_MEDIUM, "an inline Long fits a receive buffer");
 #define DATA_TAG(ch, seq) (TAG_DATA + (ch)*TAG_DATA_SPAN + (int)((seq) % TAG_DATA_SPAN))
 
@@ -72,6 +81,7 @@ typedef struct {
 typedef struct {
     MPI_Request req;
     int src, is_req;
+    size_t len;
     uint8_t *msg; /* header and arguments */
 } pend_t;
 
@@ -79,6 +89,7 @@ typedef struct {
 typedef struct deferred_s {
     struct deferred_s *next;
     int src;
+    size_t len;
     uint8_t *msg; /* aligned like a receive buffer */
 } deferred_t;
 
@@ -87,11 +98,19 @@ static peer_t *peers;
 static gex_Rank_t *due_list;
 static size_t due_count;
 static uint8_t *rbuf[2 * RECVS];
-/* One array for one MPI_Testsome per poll: the persistent receives, then the sends */
-static MPI_Request reqs[2 * RECVS + 2 * MAXSEND];
-#define rreq reqs
-#define areq (reqs + 2 * RECVS)
+static MPI_Request rreq[2 * RECVS];  /* persistent receives: CH_REQ's, then CH_REP's */
 static uint8_t rposted[2 * RECVS];   /* the receive is started (not completed) */
+/* Per channel, the started receives in the order they were started. Every receive of a
+ * channel has the same source (any), tag and communicator, so MPI matches messages to
+ * them in that order: only the oldest few can have completed (a later one only when an
+ * older one holds a large message still arriving), and a poll tests just those. */
+#define TESTED 2
+static int posted[2][RECVS], nposted[2];
+/* One array for one MPI_Testsome per poll: the oldest receives of each channel (copies
+ * of the persistent handles), then the outstanding sends */
+static MPI_Request reqs[2 * TESTED + 2 * MAXSEND];
+static int rtested[2 * TESTED]; /* reqs[k] is a copy of rreq[rtested[k]] */
+#define areq (reqs + 2 * TESTED)
 static slot_t slots[MAXSEND];
 static int free_slots[MAXSEND], nfree;
 static int aslot[2 * MAXSEND], nactive; /* areq[0..nactive): outstanding sends */
@@ -111,6 +130,28 @@ static void post_recv(int i) {
     if (!ready) return; /* quiesced: the request is freed */
     rposted[i] = 1;
     MPI_Start(&rreq[i]);
+    int ch = i < RECVS ? CH_REQ : CH_REP;
+    posted[ch][nposted[ch]++] = i;
+}
+
+/* reqs[0 .. 2*TESTED): the oldest started receives of each channel, MPI_REQUEST_NULL
+ * in the unused places (Testsome skips those) */
+static void load_tested(void) {
+    for (int ch = 0; ch < 2; ch++)
+        for (int k = 0; k < TESTED; k++) {
+            int j = ch * TESTED + k;
+            rtested[j] = k < nposted[ch] ? posted[ch][k] : -1;
+            reqs[j] = k < nposted[ch] ? rreq[posted[ch][k]] : MPI_REQUEST_NULL;
+        }
+}
+
+/* receive i has completed: no longer among the started ones of its channel */
+static void unpost(int i) {
+    int ch = i < RECVS ? CH_REQ : CH_REP, k = 0;
+    rposted[i] = 0;
+    while (posted[ch][k] != i) k++;
+    memmove(&posted[ch][k], &posted[ch][k + 1], (size_t)(nposted[ch] - k - 1) * sizeof(int));
+    nposted[ch]--;
 }
 
 /* ---------------------------------------------------------------------------------
@@ -184,23 +225,30 @@ static void send_credits(void) {
 /* ---------------------------------------------------------------------------------
  * Receives
  * --------------------------------------------------------------------------------- */
-static void dispatch(int src, const uint8_t *buf, int is_req) {
+/* the message buf, len bytes (a separate Long's: its header part) */
+static void dispatch(int src, const uint8_t *buf, size_t len, int is_req) {
     const hdr_t *h = (const hdr_t *)buf;
-    uint8_t *payload = (uint8_t *)buf + PAYLOAD_OFF(h->nargs);
+    uint32_t poff = payload_off(h->category, h->flags, h->nargs);
+    uint8_t *payload = (uint8_t *)buf + poff;
     gasneti_am_recv_t m;
     m.srcrank = (gex_Rank_t)src;
     m.handler = h->handler;
     m.category = h->category;
     m.is_req = (uint8_t)is_req;
     m.nargs = h->nargs;
-    m.args = (const gex_AM_Arg_t *)(buf + sizeof(hdr_t));
-    m.nbytes = h->nbytes;
-    m.frag = (h->flags & F_FRAG) ? (const gasneti_frag_t *)h->frag : NULL;
+    m.args = (const gex_AM_Arg_t *)(buf + args_off(h->category, h->flags));
+    m.frag = (h->flags & F_FRAG) ? (const gasneti_frag_t *)(buf + args_off(h->category, 0)) : NULL;
     if (h->category == GASNETI_AM_LONG) {
-        if (h->nbytes && !(h->flags & F_SEPARATE)) memcpy((void *)(uintptr_t)h->dest_addr, payload, h->nbytes);
-        m.payload = (void *)(uintptr_t)h->dest_addr;
+        const long_ext_t *x = (const long_ext_t *)(h + 1);
+        m.nbytes = x->nbytes;
+        if (x->nbytes && !(h->flags & F_SEPARATE)) memcpy((void *)(uintptr_t)x->dest_addr, payload, x->nbytes);
+        m.payload = (void *)(uintptr_t)x->dest_addr;
+    } else if (h->category == GASNETI_AM_MEDIUM) {
+        m.nbytes = len > poff ? (uint32_t)(len - poff) : 0; /* an empty one is not padded */
+        m.payload = payload;
     } else {
-        m.payload = h->category == GASNETI_AM_MEDIUM ? payload : NULL;
+        m.nbytes = 0;
+        m.payload = NULL;
     }
     gasneti_am_deliver(&m);
 }
@@ -211,6 +259,7 @@ static void defer(int src, const uint8_t *buf, size_t len) {
     if (!d) gasneti_fatalerror("mpi-conduit: out of memory keeping a request");
     d->next = NULL;
     d->src = src;
+    d->len = len;
     d->msg = xmalloc_aligned(len);
     memcpy(d->msg, buf, len);
     *deferred_tail = d;
@@ -232,7 +281,7 @@ static int run_deferred(void) {
         }
         MPI_UNLOCK();
         if (!d) return n;
-        dispatch(d->src, d->msg, 1);
+        dispatch(d->src, d->msg, d->len, 1);
         free(d->msg);
         free(d);
         n++;
@@ -256,8 +305,8 @@ static int mpi_poll(int nested) {
     if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 0;
     int n = 0;
     int outcount = 0, nrecv = 0, sends = 0;
-    static int idx[2 * RECVS + 2 * MAXSEND];
-    static MPI_Status st[2 * RECVS + 2 * MAXSEND];
+    static int idx[2 * TESTED + 2 * MAXSEND];
+    static MPI_Status st[2 * TESTED + 2 * MAXSEND];
     int ridx[2 * RECVS], rsrc[2 * RECVS], rlen[2 * RECVS];
     MPI_LOCK();
     if (!ready) {
@@ -265,17 +314,19 @@ static int mpi_poll(int nested) {
         return 0;
     }
     /* one progress call for receives and sends */
-    MPI_Testsome(2 * RECVS + nactive, reqs, &outcount, idx, st);
+    load_tested();
+    MPI_Testsome(2 * TESTED + nactive, reqs, &outcount, idx, st);
     if (outcount == MPI_UNDEFINED) outcount = 0;
     for (int k = 0; k < outcount; k++) {
-        if (idx[k] >= 2 * RECVS) {
-            send_done(idx[k] - 2 * RECVS);
+        if (idx[k] >= 2 * TESTED) {
+            send_done(idx[k] - 2 * TESTED);
             sends = 1;
             continue;
         }
-        ridx[nrecv] = idx[k];
+        int i = rtested[idx[k]];
+        ridx[nrecv] = i;
         rsrc[nrecv] = st[k].MPI_SOURCE;
-        rposted[idx[k]] = 0;
+        unpost(i);
         MPI_Get_count(&st[k], MPI_BYTE, &rlen[nrecv]);
         nrecv++;
     }
@@ -286,7 +337,7 @@ static int mpi_poll(int nested) {
     for (int k = 0; k < nrecv; k++) {
         int i = ridx[k], src = rsrc[k], is_req = i < RECVS, len = rlen[k];
         const hdr_t *h = (const hdr_t *)rbuf[i];
-        gasneti_assert(len >= (int)sizeof(hdr_t));
+        gasneti_assert(len >= (int)sizeof(hdr_t) && len >= (int)args_off(h->category, h->flags) + 4 * h->nargs);
         account(src, h, is_req);
         if (h->flags & F_CREDIT) {
             post_recv(i);
@@ -299,10 +350,12 @@ static int mpi_poll(int nested) {
             pend_t *e = &pend[npend++];
             e->src = src;
             e->is_req = is_req;
-            e->msg = xmalloc_aligned(PAYLOAD_OFF(h->nargs));
-            memcpy(e->msg, h, PAYLOAD_OFF(h->nargs));
-            MPI_Irecv((void *)(uintptr_t)h->dest_addr, (int)h->nbytes, MPI_BYTE, src,
-                      DATA_TAG(is_req ? CH_REQ : CH_REP, h->dataseq), gasnetc_am_comm, &e->req);
+            const long_ext_t *x = (const long_ext_t *)(h + 1);
+            e->len = (size_t)len;
+            e->msg = xmalloc_aligned(e->len);
+            memcpy(e->msg, h, e->len);
+            MPI_Irecv((void *)(uintptr_t)x->dest_addr, (int)x->nbytes, MPI_BYTE, src,
+                      DATA_TAG(is_req ? CH_REQ : CH_REP, x->dataseq), gasnetc_am_comm, &e->req);
             post_recv(i);
         } else if (nested && is_req) {
             defer(src, rbuf[i], (size_t)len);
@@ -322,7 +375,7 @@ static int mpi_poll(int nested) {
             continue;
         }
         if (nested && pend[j].is_req) {
-            defer(pend[j].src, pend[j].msg, PAYLOAD_OFF(((hdr_t *)pend[j].msg)->nargs));
+            defer(pend[j].src, pend[j].msg, pend[j].len);
             free(pend[j].msg);
         } else {
             done[ndone++] = pend[j];
@@ -334,14 +387,14 @@ static int mpi_poll(int nested) {
 
     for (int r = 0; r < nrun; r++) {
         int i = ridx[run[r]];
-        dispatch(rsrc[run[r]], rbuf[i], i < RECVS);
+        dispatch(rsrc[run[r]], rbuf[i], (size_t)rlen[run[r]], i < RECVS);
         MPI_LOCK();
         post_recv(i);
         MPI_UNLOCK();
         n++;
     }
     for (int j = 0; j < ndone; j++) {
-        dispatch(done[j].src, done[j].msg, done[j].is_req);
+        dispatch(done[j].src, done[j].msg, done[j].len, done[j].is_req);
         free(done[j].msg);
         n++;
     }
@@ -379,7 +432,9 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     int ch = m->is_req ? CH_REQ : CH_REP;
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
     int separate = m->category == GASNETI_AM_LONG && plen > INLINE_LONG;
-    size_t len = PAYLOAD_OFF(m->nargs) + (separate ? 0 : plen);
+    unsigned flags = (m->frag ? F_FRAG : 0) | (separate ? F_SEPARATE : 0);
+    size_t aoff = args_off(m->category, flags);
+    size_t len = plen && !separate ? payload_off(m->category, flags, m->nargs) + plen : aoff + 4u * m->nargs;
     gasneti_assert(separate ? plen <= GASNETC_NET_LONG : plen <= GASNETC_NET_MEDIUM);
     gasneti_counter_t mine; /* separate payload without lc: we wait for its send */
     MPI_LOCK();
@@ -401,22 +456,29 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     h->category = m->category;
     h->nargs = m->nargs;
     h->handler = m->handler;
-    h->flags = (uint8_t)((m->frag ? F_FRAG : 0) | (separate ? F_SEPARATE : 0));
-    h->nbytes = (uint32_t)plen;
+    h->flags = (uint8_t)flags;
     h->credits = (uint32_t)p->owed; /* piggy-backed: nothing owed any more */
     p->owed = 0;
-    h->dataseq = separate ? p->dataseq[ch]++ : 0;
-    h->dest_addr = (uintptr_t)m->dest_addr;
-    if (m->frag) memcpy(h->frag, m->frag, sizeof(h->frag));
-    else memset(h->frag, 0, sizeof(h->frag));
-    h->pad = 0;
-    if (m->nargs) memcpy(s->buf + sizeof(hdr_t), m->args, 4u * m->nargs);
-    if (plen && !separate) memcpy(s->buf + PAYLOAD_OFF(m->nargs), m->src, plen);
+    uint32_t dataseq = separate ? p->dataseq[ch]++ : 0;
+    if (m->category == GASNETI_AM_LONG) {
+        long_ext_t *x = (long_ext_t *)(h + 1);
+        x->dest_addr = (uintptr_t)m->dest_addr;
+        x->nbytes = (uint32_t)plen;
+        x->dataseq = dataseq;
+    }
+    if (m->frag) memcpy(s->buf + args_off(m->category, 0), m->frag, sizeof(gasneti_frag_t));
+    if (m->nargs) memcpy(s->buf + aoff, m->args, 4u * m->nargs);
+    if (plen && !separate) memcpy(s->buf + payload_off(m->category, flags, m->nargs), m->src, plen);
     MPI_Request r;
     MPI_Isend(s->buf, (int)len, MPI_BYTE, (int)m->jobrank, ch == CH_REQ ? TAG_REQ : TAG_REP, gasnetc_am_comm, &r);
-    add_active(r, si, 0);
-    s->npend = 1;
+    s->npend = 0;
     s->lc = NULL;
+    int sent = 0; /* a small message is usually copied out by the Isend itself */
+    MPI_Test(&r, &sent, MPI_STATUS_IGNORE);
+    if (!sent) {
+        add_active(r, si, 0);
+        s->npend = 1;
+    }
     if (separate) {
         if (!lc) {
             gasneti_atomic_set(&mine, 1);
@@ -424,11 +486,12 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         } else {
             s->lc = lc;
         }
-        MPI_Isend((void *)m->src, (int)plen, MPI_BYTE, (int)m->jobrank, DATA_TAG(ch, h->dataseq), gasnetc_am_comm,
+        MPI_Isend((void *)m->src, (int)plen, MPI_BYTE, (int)m->jobrank, DATA_TAG(ch, dataseq), gasnetc_am_comm,
                   &r);
         add_active(r, si, 1);
-        s->npend = 2;
+        s->npend++;
     }
+    if (!s->npend) free_slots[nfree++] = si;
     MPI_UNLOCK();
     if (!separate) {
         if (lc) gasneti_counter_done(lc); /* copied: the source may be reused */
