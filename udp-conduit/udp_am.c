@@ -1,5 +1,5 @@
 /* udp_am.c: Active Messages to non-neighbors over UDP datagrams, made reliable here.
- * Layer: udp-conduit (the network half of conduit_contract.h; job start is udp_spawn.c).
+ * Layer: udp-conduit (the network half of conduit_contract.h; job start is the shared spawner in other/).
  *
  * One datagram socket per process; each AM is one datagram (the core splits bigger ones,
  * gasneti_frag.c). Per peer there are two channels, requests and replies, each with its
@@ -22,7 +22,7 @@
  * Exactly once: the receiver keeps, per channel, the next expected number and the map of
  * those received beyond it; a datagram seen before is acknowledged again and dropped.
  * Order between AMs is not kept (the spec does not promise it).
- * Security: every datagram carries the job key (udp_spawn.c gets it from the launcher).
+ * Security: every datagram carries the job key (other/gasneti_spawn_rank.c gets it from the launcher).
  * One without it, or malformed (short, bad header, lengths that do not add up, a Long
  * outside this rank's segment, an unregistered handler), is dropped and counted; the
  * counts are printed at exit with GASNET_VERBOSEENV=1, and a warning names the first.
@@ -187,7 +187,7 @@ static void send_slot(peer_t *p, slot_t *s, uint64_t now) {
 static void send_ack(peer_t *p) {
     hdr_t h;
     memset(&h, 0, sizeof(h));
-    h.key = gasnetc_udp_key;
+    h.key = gasneti_spawn_key;
     h.src = gasneti_mynode;
     h.kind = PK_ACK;
     stamp_acks(p, &h);
@@ -413,7 +413,7 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
         dropped(&counts.bad_hdr, "shorter than a header", GEX_RANK_INVALID);
         return 0;
     }
-    if (h->key != gasnetc_udp_key) {
+    if (h->key != gasneti_spawn_key) {
         dropped(&counts.bad_key, "without this job's key", h->src);
         return 0;
     }
@@ -567,7 +567,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         }
     }
     hdr_t *h = (hdr_t *)s->buf;
-    h->key = gasnetc_udp_key;
+    h->key = gasneti_spawn_key;
     h->src = gasneti_mynode;
     h->kind = PK_DATA;
     h->chan = (uint8_t)ch;
@@ -619,9 +619,9 @@ static void endpoint_from_env(endpoint_t *me) {
         memcpy(&me->addr, ai->ai_addr, ai->ai_addrlen);
         me->addrlen = (uint32_t)ai->ai_addrlen;
         freeaddrinfo(ai);
-    } else if (gasnetc_udp_ctrl_addrlen) {
-        memcpy(&me->addr, &gasnetc_udp_ctrl_addr, gasnetc_udp_ctrl_addrlen);
-        me->addrlen = gasnetc_udp_ctrl_addrlen;
+    } else if (gasneti_spawn_ctrl_addrlen) {
+        memcpy(&me->addr, &gasneti_spawn_ctrl_addr, gasneti_spawn_ctrl_addrlen);
+        me->addrlen = gasneti_spawn_ctrl_addrlen;
     } else { /* no launcher address: this host only */
         struct sockaddr_in *a = (struct sockaddr_in *)&me->addr;
         a->sin_family = AF_INET;
@@ -723,7 +723,7 @@ void gasnetc_network_fini(void) {
         LOCK();
         if (len >= (ssize_t)sizeof(hdr_t)) {
             const hdr_t *h = (const hdr_t *)buf;
-            if (h->key == gasnetc_udp_key && h->src < gasneti_nodes) take_acks(&peers[h->src], h, now_ns());
+            if (h->key == gasneti_spawn_key && h->src < gasneti_nodes) take_acks(&peers[h->src], h, now_ns());
         }
         next_timer = 0; /* resend what is due */
         timers(now_ns());
