@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,6 +55,32 @@ static int find_program(const char *prog, char *out, size_t outlen) {
     free(copy);
     errno = ENOENT;
     return -1;
+}
+
+/* The conduit a program was built for, from the ident string every GASNet library puts
+ * in it ("$GASNetConduitName: UDP $"); 0 with "" if none is found (a script, say). */
+static int program_conduit(const char *path, char *out, size_t outlen) {
+    static const char tag[] = "$GASNetConduitName: ";
+    *out = 0;
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !st.st_size) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    const char *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return 0;
+    const char *hit = memmem(p, (size_t)st.st_size, tag, sizeof(tag) - 1);
+    if (hit) {
+        const char *w = hit + sizeof(tag) - 1, *end = p + st.st_size;
+        size_t n = 0;
+        while (w + n < end && n + 1 < outlen && w[n] != ' ' && w[n] != '$' && w[n]) n++;
+        memcpy(out, w, n);
+        out[n] = 0;
+    }
+    munmap((void *)p, (size_t)st.st_size);
+    return *out != 0;
 }
 
 int main(int argc, char **argv) {
@@ -104,6 +132,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s: %s: %s\n", GASNETI_RUN_NAME, argv[i],
                 errno == ENOENT ? "no such program (not found, or not in PATH)" : "not executable");
         return 127;
+    }
+    char built_for[32];
+    if (program_conduit(prog, built_for, sizeof(built_for)) && strcmp(built_for, GASNETI_RUN_CONDUIT)) {
+        fprintf(stderr, "%s: %s was built for the %s conduit, not %s: run it with that conduit's launcher\n",
+                GASNETI_RUN_NAME, argv[i], built_for, GASNETI_RUN_CONDUIT);
+        return 2;
     }
     /* ranks on other hosts (S, C) run it by absolute path from the same directory */
     if (realpath(prog, abs)) snprintf(prog, sizeof(prog), "%s", abs);
