@@ -79,11 +79,6 @@ typedef struct { /* flow control with one peer */
     int listed;  /* in due_list */
 } peer_t;
 
-typedef struct deferred_s { /* a request that arrived while only replies could run */
-    struct deferred_s *next;
-    uint8_t *msg; /* aligned copy */
-} deferred_t;
-
 static peer_t *peers;
 static gex_Rank_t *due_list;
 static size_t due_count;
@@ -91,8 +86,6 @@ static rbuf_t *rbufs;
 static int nrbufs;
 static slot_t slots[MAXSEND];
 static int free_slots[MAXSEND], nfree;
-static deferred_t *deferred_head, **deferred_tail = &deferred_head;
-static int have_deferred;
 static GASNETI_THREADLOCAL uint8_t *scratch; /* an aligned copy of a misaligned Medium */
 
 static void *xmalloc_aligned(size_t n) {
@@ -158,37 +151,13 @@ static void dispatch(const uint8_t *msg, int is_req) {
     gasneti_am_deliver(&m);
 }
 
-/* lock held */
-static void defer(const uint8_t *msg, size_t len) {
-    deferred_t *d = malloc(sizeof(deferred_t));
-    if (!d) gasneti_fatalerror("ofi-conduit: out of memory keeping a request");
-    d->next = NULL;
-    d->msg = xmalloc_aligned(len);
-    memcpy(d->msg, msg, len);
-    *deferred_tail = d;
-    deferred_tail = &d->next;
-    __atomic_store_n(&have_deferred, 1, __ATOMIC_RELAXED);
-}
-
 static int run_deferred(void) {
     int n = 0;
-    for (;;) {
-        OFI_LOCK();
-        deferred_t *d = deferred_head;
-        if (d) {
-            deferred_head = d->next;
-            if (!deferred_head) {
-                deferred_tail = &deferred_head;
-                __atomic_store_n(&have_deferred, 0, __ATOMIC_RELAXED);
-            }
-        }
-        OFI_UNLOCK();
-        if (!d) return n;
-        dispatch(d->msg, 1);
-        free(d->msg);
+    for (gasneti_deferred_t *d; (d = gasneti_defer_pop()); n++) {
+        dispatch(d->data, 1);
         free(d);
-        n++;
     }
+    return n;
 }
 
 /* lock held: a completion that is not a success */
@@ -281,7 +250,7 @@ static int ofi_poll(int nested) {
             gasneti_assert(e[k].len >= sizeof(hdr_t));
             if (account(msg, rb->ch == GASNETC_CH_REQ)) { /* a credit message: nothing to run */
             } else if (nested && rb->ch == GASNETC_CH_REQ) {
-                defer(msg, e[k].len);
+                gasneti_defer_push(0, msg, e[k].len);
             } else {
                 rb->refs++;
                 runbuf[nrun] = rb;
@@ -300,7 +269,7 @@ static int ofi_poll(int nested) {
         OFI_UNLOCK();
         n++;
     }
-    if (!nested && __atomic_load_n(&have_deferred, __ATOMIC_RELAXED)) n += run_deferred();
+    if (!nested && __atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED)) n += run_deferred();
     return n;
 }
 

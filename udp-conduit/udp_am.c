@@ -108,19 +108,10 @@ typedef struct {
     char host[64];
 } endpoint_t;
 
-/* a request that arrived while only replies could run: kept, run at the next poll */
-typedef struct deferred_s {
-    struct deferred_s *next;
-    size_t len;
-    uint8_t data[]; /* the datagram, payload aligned as in a receive buffer */
-} deferred_t;
-
 static int sock = -1;
 static peer_t *peers;
 static gex_Rank_t *owed_list;
 static size_t owed_count;
-static deferred_t *deferred_head, **deferred_tail = &deferred_head;
-static int have_deferred;            /* read without the lock: atomically */
 static uint64_t next_timer = UINT64_MAX; /* ns; read without the lock: atomically */
 static size_t window_bytes;
 /* ns; GASNET_UDP_RTO_MIN, GASNET_UDP_RTO_INIT and GASNET_REQUESTTIMEOUT_MAX set them */
@@ -440,16 +431,7 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
         return 0;
     }
     if (nested && h->chan == CH_REQ) { /* run it at the next top-level poll */
-        deferred_t *d = malloc(sizeof(deferred_t) + len);
-        if (!d) gasneti_fatalerror("udp-conduit: out of memory keeping a request of %zu bytes", len);
-        d->next = NULL;
-        d->len = len;
-        memcpy(d->data, buf, len);
-        LOCK();
-        *deferred_tail = d;
-        deferred_tail = &d->next;
-        __atomic_store_n(&have_deferred, 1, __ATOMIC_RELAXED);
-        UNLOCK();
+        gasneti_defer_push(h->src, buf, len); /* gasneti_deferq.c */
         return 0;
     }
     dispatch(buf);
@@ -458,22 +440,11 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
 
 static int run_deferred(void) {
     int n = 0;
-    for (;;) {
-        LOCK();
-        deferred_t *d = deferred_head;
-        if (d) {
-            deferred_head = d->next;
-            if (!deferred_head) {
-                deferred_tail = &deferred_head;
-                __atomic_store_n(&have_deferred, 0, __ATOMIC_RELAXED);
-            }
-        }
-        UNLOCK();
-        if (!d) return n;
+    for (gasneti_deferred_t *d; (d = gasneti_defer_pop()); n++) {
         dispatch(d->data);
         free(d);
-        n++;
     }
+    return n;
 }
 
 static uint8_t *recv_buffer(int nested) {
@@ -501,7 +472,7 @@ static int udp_poll(int nested) {
         now = now_ns();
         n += handle(buf, (size_t)len, nested, now);
     }
-    if (!nested && __atomic_load_n(&have_deferred, __ATOMIC_RELAXED)) n += run_deferred();
+    if (!nested && __atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED)) n += run_deferred();
     if (!now || n) now = now_ns(); /* handlers take time */
     if (__atomic_load_n(&owed_count, __ATOMIC_RELAXED) || now >= __atomic_load_n(&next_timer, __ATOMIC_RELAXED)) {
         LOCK();
