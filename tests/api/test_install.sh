@@ -311,6 +311,20 @@ if [ -f "$BUILDDIR/udp-conduit/libgasnet-udp-par.a" ]; then
     fi
 fi
 
+# check_net DIR HOW LAUNCHER CONDUIT NETWORK: the client DIR/x (built as HOW) runs with 2
+# processes, PSHM off, through bin/LAUNCHER, and carries the ident string of CONDUIT
+check_net() {
+    local d=$1 how=$2 launcher=$3 conduit=$4 net=$5
+    GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/$launcher" -n 2 "$d/x" > "$d/run.out" 2>&1
+    local st=$?
+    if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/$launcher exited with status $st:"; cat "$d/run.out"; return; fi
+    for r in 0 1; do
+        grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
+    done
+    strings -a "$d/x" | grep -qF "\$GASNetConduitName: $conduit \$" || bad "$how: the client has no \$GASNetConduitName: $conduit \$ ident string"
+    okmsg "$how: built, ran with 2 processes over $net through bin/$launcher"
+}
+
 # ---- mpi-conduit, when it was built: its files, the fragment's GASNET_LD (the MPI
 # wrapper), and the client built with mpi-par.mak and with pkg-config, run through the
 # installed bin/gasnetrun_mpi without PSHM (every AM over MPI) ----
@@ -327,17 +341,7 @@ if [ -f "$BUILDDIR/mpi-conduit/libgasnet-mpi-par.a" ]; then
     grep -q '^GASNET_LD_REQUIRES_MPI = 1' "$ROOT/include/mpi-conduit/mpi-par.mak" || bad "mpi-par.mak: GASNET_LD_REQUIRES_MPI is not 1"
     mkdir -p "$tmp/mmak" "$tmp/mpc"
     sed "s|smp-conduit/smp-par.mak|mpi-conduit/mpi-par.mak|" "$tmp/mak/Makefile" > "$tmp/mmak/Makefile"
-    check_mpi() { # dir how
-        local d=$1 how=$2
-        GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/gasnetrun_mpi" -n 2 "$d/x" > "$d/run.out" 2>&1
-        local st=$?
-        if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/gasnetrun_mpi exited with status $st:"; cat "$d/run.out"; return; fi
-        for r in 0 1; do
-            grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
-        done
-        strings -a "$d/x" | grep -qF '$GASNetConduitName: MPI $' || bad "$how: the client has no \$GASNetConduitName: MPI \$ ident string"
-        okmsg "$how: built, ran with 2 processes over MPI through bin/gasnetrun_mpi"
-    }
+    check_mpi() { check_net "$1" "$2" gasnetrun_mpi MPI MPI; }
     if (cd "$tmp/mmak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
         check_mpi "$tmp/mmak" "mpi-par.mak"
     else
@@ -368,17 +372,7 @@ if [ -f "$BUILDDIR/ofi-conduit/libgasnet-ofi-par.a" ]; then
     [ -x "$ROOT/bin/gasnetrun_ofi" ] || bad "missing bin/gasnetrun_ofi"
     mkdir -p "$tmp/omak" "$tmp/opc"
     sed "s|smp-conduit/smp-par.mak|ofi-conduit/ofi-par.mak|" "$tmp/mak/Makefile" > "$tmp/omak/Makefile"
-    check_ofi() { # dir how
-        local d=$1 how=$2
-        GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/gasnetrun_ofi" -n 2 "$d/x" > "$d/run.out" 2>&1
-        local st=$?
-        if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/gasnetrun_ofi exited with status $st:"; cat "$d/run.out"; return; fi
-        for r in 0 1; do
-            grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
-        done
-        strings -a "$d/x" | grep -qF '$GASNetConduitName: OFI $' || bad "$how: the client has no \$GASNetConduitName: OFI \$ ident string"
-        okmsg "$how: built, ran with 2 processes over libfabric through bin/gasnetrun_ofi"
-    }
+    check_ofi() { check_net "$1" "$2" gasnetrun_ofi OFI libfabric; }
     if (cd "$tmp/omak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
         check_ofi "$tmp/omak" "ofi-par.mak"
     else

@@ -13,36 +13,13 @@
  *                     ofi-conduit has no native RDMA yet), us per operation.
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait, MB/s.
  * Each figure is the best of BENCH_RUNS runs. */
-#include "bench_util.h"
+#include "bench_pingpong.h"
 
-enum { H_PING = 200, H_PONG };
 #define RTT_ITERS 20000L
 #define LAT_ITERS 5000L
 #define BW_BYTES (1u << 20)
 #define PUT_COUNT 64
 
-static volatile long g_pongs;
-
-static void h_ping(gex_Token_t t) { gex_AM_ReplyShort0(t, H_PONG, 0); }
-static void h_pong(gex_Token_t t) {
-    (void)t;
-    g_pongs++;
-}
-
-static double am_rtt(const bench_job_t *j) {
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        for (long i = 0; i < RTT_ITERS; i++) {
-            long want = g_pongs + 1;
-            gex_AM_RequestShort0(j->tm, 1, H_PING, 0);
-            while (g_pongs < want) gasnet_AMPoll();
-        }
-    }
-    double us = (double)(bench_now_ns() - t0) / RTT_ITERS / 1000.0;
-    bench_barrier(j);
-    return us;
-}
 
 static double rma_lat(const bench_job_t *j, int get) {
     uint64_t v = 42, w = 0;
@@ -85,10 +62,7 @@ static double env_figure(const char *name) {
 }
 
 int main(int argc, char **argv) {
-    gex_AM_Entry_t h[] = {
-        {H_PING, (gex_AM_Fn_t)h_ping, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "ping"},
-        {H_PONG, (gex_AM_Fn_t)h_pong, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "pong"},
-    };
+    gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS};
     bench_job_t j;
     bench_init(&j, &argc, &argv, "BENCH_OFI", 2 * BW_BYTES, h, 2);
     char *buf = malloc(BW_BYTES);
@@ -96,7 +70,7 @@ int main(int argc, char **argv) {
     memset(buf, 1, BW_BYTES);
     double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0;
     for (int r = 0; r < BENCH_RUNS; r++) {
-        double a = am_rtt(&j), p = rma_lat(&j, 0), g = rma_lat(&j, 1), b = put_bw(&j, buf);
+        double a = bench_am_rtt(&j, RTT_ITERS), p = rma_lat(&j, 0), g = rma_lat(&j, 1), b = put_bw(&j, buf);
         if (a < best_rtt) best_rtt = a;
         if (p < best_put) best_put = p;
         if (g < best_get) best_get = g;
