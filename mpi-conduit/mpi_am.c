@@ -85,14 +85,6 @@ typedef struct {
     uint8_t *msg; /* header and arguments */
 } pend_t;
 
-/* a request that arrived while only replies could run: run at the next poll */
-typedef struct deferred_s {
-    struct deferred_s *next;
-    int src;
-    size_t len;
-    uint8_t *msg; /* aligned like a receive buffer */
-} deferred_t;
-
 static int ready;
 static peer_t *peers;
 static gex_Rank_t *due_list;
@@ -117,8 +109,6 @@ static int aslot[2 * MAXSEND], nactive; /* areq[0..nactive): outstanding sends *
 static uint8_t adata[2 * MAXSEND];    /* 1: the separate payload's send */
 static pend_t *pend;
 static int npend, pend_cap;
-static deferred_t *deferred_head, **deferred_tail = &deferred_head;
-static int have_deferred;
 
 static void *xmalloc_aligned(size_t n) {
     void *p;
@@ -253,39 +243,14 @@ static void dispatch(int src, const uint8_t *buf, size_t len, int is_req) {
     gasneti_am_deliver(&m);
 }
 
-/* lock held */
-static void defer(int src, const uint8_t *buf, size_t len) {
-    deferred_t *d = malloc(sizeof(deferred_t));
-    if (!d) gasneti_fatalerror("mpi-conduit: out of memory keeping a request");
-    d->next = NULL;
-    d->src = src;
-    d->len = len;
-    d->msg = xmalloc_aligned(len);
-    memcpy(d->msg, buf, len);
-    *deferred_tail = d;
-    deferred_tail = &d->next;
-    __atomic_store_n(&have_deferred, 1, __ATOMIC_RELAXED);
-}
-
+/* requests kept while only replies could run (gasneti_deferq.c) */
 static int run_deferred(void) {
     int n = 0;
-    for (;;) {
-        MPI_LOCK();
-        deferred_t *d = deferred_head;
-        if (d) {
-            deferred_head = d->next;
-            if (!deferred_head) {
-                deferred_tail = &deferred_head;
-                __atomic_store_n(&have_deferred, 0, __ATOMIC_RELAXED);
-            }
-        }
-        MPI_UNLOCK();
-        if (!d) return n;
-        dispatch(d->src, d->msg, d->len, 1);
-        free(d->msg);
+    for (gasneti_deferred_t *d; (d = gasneti_defer_pop()); n++) {
+        dispatch((int)d->src, d->data, d->len, 1);
         free(d);
-        n++;
     }
+    return n;
 }
 
 /* lock held: the header of message `src` sent arrived; credits in it, credits we owe */
@@ -358,7 +323,7 @@ static int mpi_poll(int nested) {
                       DATA_TAG(is_req ? CH_REQ : CH_REP, x->dataseq), gasnetc_am_comm, &e->req);
             post_recv(i);
         } else if (nested && is_req) {
-            defer(src, rbuf[i], (size_t)len);
+            gasneti_defer_push((gex_Rank_t)src, rbuf[i], (size_t)len);
             post_recv(i);
         } else {
             run[nrun++] = k;
@@ -375,7 +340,7 @@ static int mpi_poll(int nested) {
             continue;
         }
         if (nested && pend[j].is_req) {
-            defer(pend[j].src, pend[j].msg, pend[j].len);
+            gasneti_defer_push((gex_Rank_t)pend[j].src, pend[j].msg, pend[j].len);
             free(pend[j].msg);
         } else {
             done[ndone++] = pend[j];
@@ -398,7 +363,7 @@ static int mpi_poll(int nested) {
         free(done[j].msg);
         n++;
     }
-    if (!nested && __atomic_load_n(&have_deferred, __ATOMIC_RELAXED)) n += run_deferred();
+    if (!nested && __atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED)) n += run_deferred();
     return n;
 }
 

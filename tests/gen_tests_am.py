@@ -12,10 +12,10 @@ libgasnet-<c>-<mode>.a; gasnet_<c>_libs lists the system libraries it needs).
 """
 import os
 
-CONDUITS = ["smp", "udp", "mpi"]
+CONDUITS = ["smp", "udp", "mpi", "ofi"]
 # flags a conduit's tests need besides the tree's (mpi: the MPI headers, for tests that
 # call MPI themselves)
-EXTRA_CPPFLAGS = {"mpi": " $(MPI_CPPFLAGS)"}
+EXTRA_CPPFLAGS = {"mpi": " $(MPI_CPPFLAGS)", "ofi": " $(OFI_CPPFLAGS)"}
 MODES = ["seq", "par"]
 
 # name: sources (a .cc source makes it a C++ program)[, the only conduits to build it for]

@@ -1,5 +1,5 @@
 /* udp_am.c: Active Messages to non-neighbors over UDP datagrams, made reliable here.
- * Layer: udp-conduit (the network half of conduit_contract.h; job start is udp_spawn.c).
+ * Layer: udp-conduit (the network half of conduit_contract.h; job start is the shared spawner in other/).
  *
  * One datagram socket per process; each AM is one datagram (the core splits bigger ones,
  * gasneti_frag.c). Per peer there are two channels, requests and replies, each with its
@@ -22,7 +22,7 @@
  * Exactly once: the receiver keeps, per channel, the next expected number and the map of
  * those received beyond it; a datagram seen before is acknowledged again and dropped.
  * Order between AMs is not kept (the spec does not promise it).
- * Security: every datagram carries the job key (udp_spawn.c gets it from the launcher).
+ * Security: every datagram carries the job key (other/gasneti_spawn_rank.c gets it from the launcher).
  * One without it, or malformed (short, bad header, lengths that do not add up, a Long
  * outside this rank's segment, an unregistered handler), is dropped and counted; the
  * counts are printed at exit with GASNET_VERBOSEENV=1, and a warning names the first.
@@ -108,19 +108,10 @@ typedef struct {
     char host[64];
 } endpoint_t;
 
-/* a request that arrived while only replies could run: kept, run at the next poll */
-typedef struct deferred_s {
-    struct deferred_s *next;
-    size_t len;
-    uint8_t data[]; /* the datagram, payload aligned as in a receive buffer */
-} deferred_t;
-
 static int sock = -1;
 static peer_t *peers;
 static gex_Rank_t *owed_list;
 static size_t owed_count;
-static deferred_t *deferred_head, **deferred_tail = &deferred_head;
-static int have_deferred;            /* read without the lock: atomically */
 static uint64_t next_timer = UINT64_MAX; /* ns; read without the lock: atomically */
 static size_t window_bytes;
 /* ns; GASNET_UDP_RTO_MIN, GASNET_UDP_RTO_INIT and GASNET_REQUESTTIMEOUT_MAX set them */
@@ -187,7 +178,7 @@ static void send_slot(peer_t *p, slot_t *s, uint64_t now) {
 static void send_ack(peer_t *p) {
     hdr_t h;
     memset(&h, 0, sizeof(h));
-    h.key = gasnetc_udp_key;
+    h.key = gasneti_spawn_key;
     h.src = gasneti_mynode;
     h.kind = PK_ACK;
     stamp_acks(p, &h);
@@ -413,7 +404,7 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
         dropped(&counts.bad_hdr, "shorter than a header", GEX_RANK_INVALID);
         return 0;
     }
-    if (h->key != gasnetc_udp_key) {
+    if (h->key != gasneti_spawn_key) {
         dropped(&counts.bad_key, "without this job's key", h->src);
         return 0;
     }
@@ -440,16 +431,7 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
         return 0;
     }
     if (nested && h->chan == CH_REQ) { /* run it at the next top-level poll */
-        deferred_t *d = malloc(sizeof(deferred_t) + len);
-        if (!d) gasneti_fatalerror("udp-conduit: out of memory keeping a request of %zu bytes", len);
-        d->next = NULL;
-        d->len = len;
-        memcpy(d->data, buf, len);
-        LOCK();
-        *deferred_tail = d;
-        deferred_tail = &d->next;
-        __atomic_store_n(&have_deferred, 1, __ATOMIC_RELAXED);
-        UNLOCK();
+        gasneti_defer_push(h->src, buf, len); /* gasneti_deferq.c */
         return 0;
     }
     dispatch(buf);
@@ -458,22 +440,11 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
 
 static int run_deferred(void) {
     int n = 0;
-    for (;;) {
-        LOCK();
-        deferred_t *d = deferred_head;
-        if (d) {
-            deferred_head = d->next;
-            if (!deferred_head) {
-                deferred_tail = &deferred_head;
-                __atomic_store_n(&have_deferred, 0, __ATOMIC_RELAXED);
-            }
-        }
-        UNLOCK();
-        if (!d) return n;
+    for (gasneti_deferred_t *d; (d = gasneti_defer_pop()); n++) {
         dispatch(d->data);
         free(d);
-        n++;
     }
+    return n;
 }
 
 static uint8_t *recv_buffer(int nested) {
@@ -501,7 +472,7 @@ static int udp_poll(int nested) {
         now = now_ns();
         n += handle(buf, (size_t)len, nested, now);
     }
-    if (!nested && __atomic_load_n(&have_deferred, __ATOMIC_RELAXED)) n += run_deferred();
+    if (!nested && __atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED)) n += run_deferred();
     if (!now || n) now = now_ns(); /* handlers take time */
     if (__atomic_load_n(&owed_count, __ATOMIC_RELAXED) || now >= __atomic_load_n(&next_timer, __ATOMIC_RELAXED)) {
         LOCK();
@@ -567,7 +538,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         }
     }
     hdr_t *h = (hdr_t *)s->buf;
-    h->key = gasnetc_udp_key;
+    h->key = gasneti_spawn_key;
     h->src = gasneti_mynode;
     h->kind = PK_DATA;
     h->chan = (uint8_t)ch;
@@ -619,9 +590,9 @@ static void endpoint_from_env(endpoint_t *me) {
         memcpy(&me->addr, ai->ai_addr, ai->ai_addrlen);
         me->addrlen = (uint32_t)ai->ai_addrlen;
         freeaddrinfo(ai);
-    } else if (gasnetc_udp_ctrl_addrlen) {
-        memcpy(&me->addr, &gasnetc_udp_ctrl_addr, gasnetc_udp_ctrl_addrlen);
-        me->addrlen = gasnetc_udp_ctrl_addrlen;
+    } else if (gasneti_spawn_ctrl_addrlen) {
+        memcpy(&me->addr, &gasneti_spawn_ctrl_addr, gasneti_spawn_ctrl_addrlen);
+        me->addrlen = gasneti_spawn_ctrl_addrlen;
     } else { /* no launcher address: this host only */
         struct sockaddr_in *a = (struct sockaddr_in *)&me->addr;
         a->sin_family = AF_INET;
@@ -723,7 +694,7 @@ void gasnetc_network_fini(void) {
         LOCK();
         if (len >= (ssize_t)sizeof(hdr_t)) {
             const hdr_t *h = (const hdr_t *)buf;
-            if (h->key == gasnetc_udp_key && h->src < gasneti_nodes) take_acks(&peers[h->src], h, now_ns());
+            if (h->key == gasneti_spawn_key && h->src < gasneti_nodes) take_acks(&peers[h->src], h, now_ns());
         }
         next_timer = 0; /* resend what is due */
         timers(now_ns());

@@ -26,4 +26,9 @@
 
 #define GASNET_PSHM 1
 
+/* the shared launcher (other/gasneti_spawn.h): its name, and whether GASNET_SSH_SERVERS
+ * alone selects the ssh spawner (udp: no, GASNET_SPAWNFN does) */
+#define GASNETC_LAUNCHER "amudprun"
+#define GASNETC_SPAWN_HOSTLIST_SSH 0
+
 #endif

@@ -16,6 +16,9 @@
 #   - with udp-conduit built: its libraries, fragments, .pc files and bin/amudprun and
 #     bin/gasnetrun_udp are installed, and the client built with udp-par.mak and with
 #     pkg-config gasnet-udp-par runs with 2 processes over UDP through each launcher;
+#   - with ofi-conduit built: the same for its files and bin/gasnetrun_ofi (the clients
+#     built with ofi-par.mak and pkg-config gasnet-ofi-par run with 2 processes over
+#     libfabric, PSHM off), and bin/gasnetrun_ofi refuses a program built for smp;
 #   - with mpi-conduit built: the same for its files and bin/gasnetrun_mpi, GASNET_LD of
 #     mpi-par.mak is the MPI wrapper, and the clients (mpi-par.mak, and pkg-config
 #     gasnet-mpi-par linked by its GASNET_LD) run with 2 processes over MPI;
@@ -308,6 +311,20 @@ if [ -f "$BUILDDIR/udp-conduit/libgasnet-udp-par.a" ]; then
     fi
 fi
 
+# check_net DIR HOW LAUNCHER CONDUIT NETWORK: the client DIR/x (built as HOW) runs with 2
+# processes, PSHM off, through bin/LAUNCHER, and carries the ident string of CONDUIT
+check_net() {
+    local d=$1 how=$2 launcher=$3 conduit=$4 net=$5
+    GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/$launcher" -n 2 "$d/x" > "$d/run.out" 2>&1
+    local st=$?
+    if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/$launcher exited with status $st:"; cat "$d/run.out"; return; fi
+    for r in 0 1; do
+        grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
+    done
+    strings -a "$d/x" | grep -qF "\$GASNetConduitName: $conduit \$" || bad "$how: the client has no \$GASNetConduitName: $conduit \$ ident string"
+    okmsg "$how: built, ran with 2 processes over $net through bin/$launcher"
+}
+
 # ---- mpi-conduit, when it was built: its files, the fragment's GASNET_LD (the MPI
 # wrapper), and the client built with mpi-par.mak and with pkg-config, run through the
 # installed bin/gasnetrun_mpi without PSHM (every AM over MPI) ----
@@ -324,17 +341,7 @@ if [ -f "$BUILDDIR/mpi-conduit/libgasnet-mpi-par.a" ]; then
     grep -q '^GASNET_LD_REQUIRES_MPI = 1' "$ROOT/include/mpi-conduit/mpi-par.mak" || bad "mpi-par.mak: GASNET_LD_REQUIRES_MPI is not 1"
     mkdir -p "$tmp/mmak" "$tmp/mpc"
     sed "s|smp-conduit/smp-par.mak|mpi-conduit/mpi-par.mak|" "$tmp/mak/Makefile" > "$tmp/mmak/Makefile"
-    check_mpi() { # dir how
-        local d=$1 how=$2
-        GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/gasnetrun_mpi" -n 2 "$d/x" > "$d/run.out" 2>&1
-        local st=$?
-        if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/gasnetrun_mpi exited with status $st:"; cat "$d/run.out"; return; fi
-        for r in 0 1; do
-            grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
-        done
-        strings -a "$d/x" | grep -qF '$GASNetConduitName: MPI $' || bad "$how: the client has no \$GASNetConduitName: MPI \$ ident string"
-        okmsg "$how: built, ran with 2 processes over MPI through bin/gasnetrun_mpi"
-    }
+    check_mpi() { check_net "$1" "$2" gasnetrun_mpi MPI MPI; }
     if (cd "$tmp/mmak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
         check_mpi "$tmp/mmak" "mpi-par.mak"
     else
@@ -350,6 +357,46 @@ if [ -f "$BUILDDIR/mpi-conduit/libgasnet-mpi-par.a" ]; then
         fi
     else
         bad "pkg-config --cflags --libs gasnet-mpi-par failed:"; cat "$tmp/mpc/pc.err"
+    fi
+fi
+
+# ---- ofi-conduit, when it was built: its files, and the client built with ofi-par.mak and
+# with pkg-config, run through the installed bin/gasnetrun_ofi without PSHM ----
+if [ -f "$BUILDDIR/ofi-conduit/libgasnet-ofi-par.a" ]; then
+    for f in include/ofi-conduit/gasnet_core.h include/ofi-conduit/ofi-seq.mak include/ofi-conduit/ofi-par.mak \
+             include/ofi-conduit/ofi-parsync.mak lib/libgasnet-ofi-seq.a lib/libgasnet-ofi-par.a \
+             lib/libgasnet-ofi-parsync.a lib/pkgconfig/gasnet-ofi-seq.pc lib/pkgconfig/gasnet-ofi-par.pc \
+             lib/pkgconfig/gasnet-ofi-parsync.pc; do
+        [ -e "$ROOT/$f" ] || bad "missing $f"
+    done
+    [ -x "$ROOT/bin/gasnetrun_ofi" ] || bad "missing bin/gasnetrun_ofi"
+    mkdir -p "$tmp/omak" "$tmp/opc"
+    sed "s|smp-conduit/smp-par.mak|ofi-conduit/ofi-par.mak|" "$tmp/mak/Makefile" > "$tmp/omak/Makefile"
+    check_ofi() { check_net "$1" "$2" gasnetrun_ofi OFI libfabric; }
+    if (cd "$tmp/omak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+        check_ofi "$tmp/omak" "ofi-par.mak"
+    else
+        bad "building with ofi-par.mak failed:"; cat "$tmp/omak/build.log"
+    fi
+    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-ofi-par 2>"$tmp/opc/pc.err"); then
+        cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-ofi-par)
+        if (cd "$tmp/opc" && ${cc:-cc} -o x ../x.c $pc > build.log 2>&1); then
+            check_ofi "$tmp/opc" "pkg-config gasnet-ofi-par"
+        else
+            bad "building with pkg-config gasnet-ofi-par failed:"; cat "$tmp/opc/build.log"
+        fi
+    else
+        bad "pkg-config --cflags --libs gasnet-ofi-par failed:"; cat "$tmp/opc/pc.err"
+    fi
+    # a program built for another conduit is refused, with one line naming both
+    if [ -x "$tmp/mak/x" ]; then
+        timeout -k 5 30 "$ROOT/bin/gasnetrun_ofi" -n 2 "$tmp/mak/x" > "$tmp/omak/wrong.out" 2>&1
+        st=$?
+        if [ "$st" -eq 0 ] || ! grep -q "built for the SMP conduit" "$tmp/omak/wrong.out"; then
+            bad "bin/gasnetrun_ofi ran an smp program (status $st):"; cat "$tmp/omak/wrong.out"
+        else
+            okmsg "bin/gasnetrun_ofi refuses an smp program: $(head -n 1 "$tmp/omak/wrong.out")"
+        fi
     fi
 fi
 

@@ -1,5 +1,5 @@
 /* tests/api/test_launch.c: what a launcher handed to each process, for
- * tests/api/test_udplaunch.sh to compare with what it gave the launcher.
+ * tests/api/test_launcher.sh to compare with what it gave the launcher.
  * Every rank prints, one line each and prefixed "rank R:", its argument count, every
  * argument after argv[0] and the variables TEST_FWD and TEST_FWD2 as hex bytes (so spaces,
  * quotes and empty strings are unambiguous; "unset" for a missing variable), then

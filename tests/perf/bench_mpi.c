@@ -10,23 +10,15 @@
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait.
  *                     Target >= 0.8 x mpi_pingpong_1m_bw.
  * Each figure is the best of BENCH_RUNS runs, raw and GASNet runs alternating. */
-#include "bench_util.h"
+#include "bench_pingpong.h"
 
 #include <mpi.h>
 
-enum { H_PING = 200, H_PONG };
 #define RTT_ITERS 20000L
 #define BW_BYTES (1u << 20)
 #define PUT_COUNT 64
 #define PP_ITERS 64
 
-static volatile long g_pongs;
-
-static void h_ping(gex_Token_t t) { gex_AM_ReplyShort0(t, H_PONG, 0); }
-static void h_pong(gex_Token_t t) {
-    (void)t;
-    g_pongs++;
-}
 
 static double mpi_rtt(const bench_job_t *j) {
     char b[8] = {0};
@@ -42,21 +34,6 @@ static double mpi_rtt(const bench_job_t *j) {
         }
     }
     return (double)(bench_now_ns() - t0) / RTT_ITERS / 1000.0; /* us */
-}
-
-static double am_rtt(const bench_job_t *j) {
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        for (long i = 0; i < RTT_ITERS; i++) {
-            long want = g_pongs + 1;
-            gex_AM_RequestShort0(j->tm, 1, H_PING, 0);
-            while (g_pongs < want) gasnet_AMPoll();
-        }
-    }
-    double us = (double)(bench_now_ns() - t0) / RTT_ITERS / 1000.0;
-    bench_barrier(j);
-    return us;
 }
 
 static double mpi_bw(const bench_job_t *j, char *buf) {
@@ -88,10 +65,7 @@ static double put_bw(const bench_job_t *j, char *buf) {
 }
 
 int main(int argc, char **argv) {
-    gex_AM_Entry_t h[] = {
-        {H_PING, (gex_AM_Fn_t)h_ping, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "ping"},
-        {H_PONG, (gex_AM_Fn_t)h_pong, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "pong"},
-    };
+    gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS};
     bench_job_t j;
     bench_init(&j, &argc, &argv, "BENCH_MPI", 2 * BW_BYTES, h, 2);
     char *buf = malloc(BW_BYTES);
@@ -99,7 +73,7 @@ int main(int argc, char **argv) {
     memset(buf, 1, BW_BYTES);
     double best_mrtt = 1e30, best_artt = 1e30, best_mbw = 0, best_pbw = 0;
     for (int r = 0; r < 3 * BENCH_RUNS; r++) {
-        double a = mpi_rtt(&j), b = am_rtt(&j);
+        double a = mpi_rtt(&j), b = bench_am_rtt(&j, RTT_ITERS);
         if (a < best_mrtt) best_mrtt = a;
         if (b < best_artt) best_artt = b;
     }

@@ -1,17 +1,25 @@
-/* udp_spawn.c: a udp rank's side of the job start (gasnetc_bootstrap_init) and the
- * bootstrap over the control connection to the launcher (udp_launch.c; the messages are
- * in udp_internal.h). Layer: udp-conduit.
+/* gasneti_spawn_rank.c: a rank's side of the job start (gasnetc_bootstrap_init) and the
+ * bootstrap over the control connection to the shared launcher (gasneti_spawn_launch.c;
+ * the messages are in gasneti_spawn.h), for the conduits that use it (udp, ofi: compiled
+ * into each, with its GASNETC_NAME, GASNETC_NAME_UPPER and GASNETC_LAUNCHER).
+ * Layer: other (spawners), built as part of a conduit library.
  *
- * A process started by a launcher (GASNET_UDP_MASTER set) connects back, says HELLO with
+ * A process started by a launcher (GASNET_<C>_MASTER set) connects back, says HELLO with
  * the job key, learns the job size and id, takes the launcher's environment (ranks not
  * started by fork), and starts a control thread that is the only reader of the
  * connection: it hands collective results to the waiting thread, notes ALL_EXITING, and
  * on ABORT (or the launcher's loss) makes the process leave through the core's SIGQUIT
  * path with the job's code (or _exits 2 s later if that did not end it).
  * A process started directly as `prog N args...` becomes the launcher of N ranks of
- * itself instead (GASNET_SPAWNFN chooses how) and never returns. */
+ * itself instead (gasneti_spawn_default() chooses how) and never returns. */
 #include "conduit_contract.h"
-#include "udp_internal.h"
+#include "gasneti_spawn.h"
+
+#if !defined(GASNETC_LAUNCHER) || !defined(GASNETC_SPAWN_HOSTLIST_SSH)
+#  error "a conduit using the shared spawner defines GASNETC_LAUNCHER (its launcher's name) and GASNETC_SPAWN_HOSTLIST_SSH"
+#endif
+#define ENVPFX "GASNET_" GASNETC_NAME_UPPER "_"
+#define WHO GASNETC_NAME "-conduit"
 
 #include <errno.h>
 #include <netdb.h>
@@ -22,9 +30,9 @@
 #include <string.h>
 #include <unistd.h>
 
-uint64_t gasnetc_udp_key;
-struct sockaddr_storage gasnetc_udp_ctrl_addr;
-socklen_t gasnetc_udp_ctrl_addrlen;
+uint64_t gasneti_spawn_key;
+struct sockaddr_storage gasneti_spawn_ctrl_addr;
+socklen_t gasneti_spawn_ctrl_addrlen;
 
 static int ctrl = -1;
 static char jobid[64];
@@ -90,7 +98,7 @@ static void *control_thread(void *arg) {
                 sleep(2);
                 _exit(1);
             }
-            fprintf(stderr, "*** udp-conduit rank %u: lost the connection to the launcher; leaving\n",
+            fprintf(stderr, "*** " WHO " rank %u: lost the connection to the launcher; leaving\n",
                     (unsigned)gasneti_mynode);
             leave_job(1);
         }
@@ -127,42 +135,43 @@ static uint8_t *round_trip(const void *src, uint32_t len, uint32_t *outlen) {
     return r;
 }
 
-static void udp_barrier(void) {
+static void spawn_barrier(void) {
     uint32_t n;
     free(round_trip(NULL, 0, &n));
 }
 
-static void udp_exchange(const void *src, size_t len, void *dst) {
+static void spawn_exchange(const void *src, size_t len, void *dst) {
     uint32_t n;
     uint8_t *all = round_trip(src, (uint32_t)len, &n);
     if (n != len * gasneti_nodes)
-        gasneti_fatalerror("udp-conduit: bootstrap exchange of %zu bytes per rank returned %u bytes", len, n);
+        gasneti_fatalerror(WHO ": bootstrap exchange of %zu bytes per rank returned %u bytes", len, n);
     if (n) memcpy(dst, all, n);
     free(all);
 }
 
-static void udp_broadcast(void *buf, size_t len, gex_Rank_t root) {
+static void spawn_broadcast(void *buf, size_t len, gex_Rank_t root) {
     uint32_t n; /* only the root contributes: the result is its bytes */
     uint8_t *all = round_trip(gasneti_mynode == root ? buf : NULL, gasneti_mynode == root ? (uint32_t)len : 0, &n);
-    if (n != len) gasneti_fatalerror("udp-conduit: bootstrap broadcast of %zu bytes returned %u bytes", len, n);
+    if (n != len) gasneti_fatalerror(WHO ": bootstrap broadcast of %zu bytes returned %u bytes", len, n);
     if (gasneti_mynode != root && n) memcpy(buf, all, n);
     free(all);
 }
 
-static void udp_exit_notify(int code, int collective) {
+static void spawn_exit_notify(int code, int collective) {
     int32_t c = code;
     send_ctrl(collective ? CTRL_EXITING : CTRL_ABORT, &c, sizeof(c));
 }
 
-static int udp_all_exiting(void) { return __atomic_load_n(&all_exiting_flag, __ATOMIC_ACQUIRE); }
+static int spawn_all_exiting(void) { return __atomic_load_n(&all_exiting_flag, __ATOMIC_ACQUIRE); }
 
-static int udp_abort_code(void) {
+static int spawn_abort_code(void) {
     int c = __atomic_load_n(&abort_code_val, __ATOMIC_ACQUIRE);
     return c < 0 ? 1 : c;
 }
 
-static gasneti_bootstrap_t udp_boot = {"udp-control", udp_barrier, udp_exchange, udp_broadcast, udp_exit_notify,
-                                       udp_all_exiting, udp_abort_code, jobid};
+static gasneti_bootstrap_t spawn_boot = {GASNETC_NAME "-control", spawn_barrier,      spawn_exchange,
+                                         spawn_broadcast,         spawn_exit_notify,  spawn_all_exiting,
+                                         spawn_abort_code,        jobid};
 
 /* ---- start-up ---- */
 static void self_spawn(int *argc, char ***argv) {
@@ -170,21 +179,21 @@ static void self_spawn(int *argc, char ***argv) {
     char *end = NULL;
     long nranks = n ? strtol(n, &end, 10) : 0;
     if (!n || *end || end == n || nranks < 1 || nranks > 1000000)
-        gasneti_launch_error("udp-conduit: run this program as `%s N args...` (N: the number of processes), or with "
-                             "`amudprun -np N %s args...`",
+        gasneti_launch_error(WHO ": run this program as `%s N args...` (N: the number of processes), or with "
+                             "`" GASNETC_LAUNCHER " -np N %s args...`",
                              *argc > 0 ? (*argv)[0] : "prog", *argc > 0 ? (*argv)[0] : "prog");
     char exe[4096];
     ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (l <= 0) gasneti_launch_error("udp-conduit: cannot find this program (/proc/self/exe): %s", strerror(errno));
+    if (l <= 0) gasneti_launch_error(WHO ": cannot find this program (/proc/self/exe): %s", strerror(errno));
     exe[l] = 0;
     /* the ranks run this program with the arguments after N */
     int cargc = *argc - 1;
     char **cargv = calloc((size_t)cargc + 1, sizeof(char *));
     cargv[0] = exe;
     for (int i = 2; i < *argc; i++) cargv[i - 1] = (*argv)[i];
-    const char *spawn = gasneti_getenv_dflt("GASNET_SPAWNFN", "L");
-    int rc = gasnetc_udp_launch((int)nranks, spawn && *spawn ? spawn : "L", cargc, cargv,
-                                gasneti_getenv_yesno("GASNET_VERBOSEENV", 0));
+    const char *spawn = gasneti_spawn_default(GASNETC_NAME_UPPER, GASNETC_SPAWN_HOSTLIST_SSH);
+    int rc = gasneti_spawn_launch(GASNETC_LAUNCHER, GASNETC_NAME_UPPER, (int)nranks, spawn, cargc, cargv,
+                                  gasneti_getenv_yesno("GASNET_VERBOSEENV", 0));
     fflush(NULL);
     _exit(rc);
 }
@@ -193,14 +202,14 @@ static void connect_master(const char *master) {
     char host[256];
     const char *colon = strrchr(master, ':');
     if (!colon || colon == master || (size_t)(colon - master) >= sizeof(host))
-        gasneti_launch_error("GASNET_UDP_MASTER=%s: expected host:port", master);
+        gasneti_launch_error(ENVPFX "MASTER=%s: expected host:port", master);
     memcpy(host, master, (size_t)(colon - master));
     host[colon - master] = 0;
     struct addrinfo hints, *ai, *a;
     memset(&hints, 0, sizeof(hints));
     hints.ai_socktype = SOCK_STREAM;
     int rc = getaddrinfo(host, colon + 1, &hints, &ai);
-    if (rc) gasneti_launch_error("udp-conduit: the launcher's address %s: %s", master, gai_strerror(rc));
+    if (rc) gasneti_launch_error(WHO ": the launcher's address %s: %s", master, gai_strerror(rc));
     for (a = ai; a; a = a->ai_next) {
         ctrl = socket(a->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (ctrl >= 0 && !connect(ctrl, a->ai_addr, a->ai_addrlen)) break;
@@ -209,30 +218,30 @@ static void connect_master(const char *master) {
     }
     int err = errno;
     freeaddrinfo(ai);
-    if (ctrl < 0) gasneti_launch_error("udp-conduit: cannot connect to the launcher at %s: %s", master, strerror(err));
+    if (ctrl < 0) gasneti_launch_error(WHO ": cannot connect to the launcher at %s: %s", master, strerror(err));
     int one = 1;
     setsockopt(ctrl, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    gasnetc_udp_ctrl_addrlen = sizeof(gasnetc_udp_ctrl_addr);
-    getsockname(ctrl, (struct sockaddr *)&gasnetc_udp_ctrl_addr, &gasnetc_udp_ctrl_addrlen);
+    gasneti_spawn_ctrl_addrlen = sizeof(gasneti_spawn_ctrl_addr);
+    getsockname(ctrl, (struct sockaddr *)&gasneti_spawn_ctrl_addr, &gasneti_spawn_ctrl_addrlen);
 }
 
 static uint64_t read_key(void) {
-    const char *k = getenv("GASNET_UDP_KEY");
+    const char *k = getenv(ENVPFX "KEY");
     char line[64];
     if (k && *k) {
         snprintf(line, sizeof(line), "%s", k);
-        unsetenv("GASNET_UDP_KEY"); /* not for the client's own children */
-    } else if (getenv("GASNET_UDP_KEY_STDIN")) {
+        unsetenv(ENVPFX "KEY"); /* not for the client's own children */
+    } else if (getenv(ENVPFX "KEY_STDIN")) {
         size_t n = 0; /* byte by byte: nothing after the line is taken from stdin */
         while (n < sizeof(line) - 1 && read(0, &line[n], 1) == 1 && line[n] != '\n') n++;
         line[n] = 0;
-        unsetenv("GASNET_UDP_KEY_STDIN");
+        unsetenv(ENVPFX "KEY_STDIN");
     } else {
-        gasneti_launch_error("udp-conduit: started by a launcher (GASNET_UDP_MASTER is set) but given no job key");
+        gasneti_launch_error(WHO ": started by a launcher (" ENVPFX "MASTER is set) but given no job key");
     }
     char *end;
     uint64_t key = strtoull(line, &end, 16);
-    if (end == line || *end) gasneti_launch_error("udp-conduit: the job key from the launcher is malformed");
+    if (end == line || *end) gasneti_launch_error(WHO ": the job key from the launcher is malformed");
     return key;
 }
 
@@ -259,7 +268,7 @@ static void apply_environment(const uint8_t *blob, uint32_t len) {
         if (nl >= sizeof(name)) continue;
         memcpy(name, e, nl);
         name[nl] = 0;
-        if (!strncmp(name, "GASNET_UDP_", 11)) continue; /* ours to set, not the launcher's */
+        if (!strncmp(name, ENVPFX, strlen(ENVPFX))) continue; /* ours to set, not the launcher's */
         if (host_specific(name)) continue;
         char *val = strndup(eq + 1, l - nl - 1);
         if (val) setenv(name, val, 1), free(val);
@@ -267,42 +276,42 @@ static void apply_environment(const uint8_t *blob, uint32_t len) {
 }
 
 gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
-    const char *master = getenv("GASNET_UDP_MASTER");
+    const char *master = getenv(ENVPFX "MASTER");
     if (!master || !*master) {
-        if (!argc || !argv) gasneti_launch_error("udp-conduit: start this program with amudprun -np N prog args...");
+        if (!argc || !argv) gasneti_launch_error(WHO ": start this program with " GASNETC_LAUNCHER " -np N prog args...");
         self_spawn(argc, argv);
     }
-    const char *rs = getenv("GASNET_UDP_RANK");
+    const char *rs = getenv(ENVPFX "RANK");
     char *end = NULL;
     long rank = rs ? strtol(rs, &end, 10) : -1;
-    if (!rs || *end || rank < 0) gasneti_launch_error("udp-conduit: GASNET_UDP_RANK=%s is not a rank", rs ? rs : "");
-    gasnetc_udp_key = read_key();
+    if (!rs || *end || rank < 0) gasneti_launch_error(WHO ": " ENVPFX "RANK=%s is not a rank", rs ? rs : "");
+    gasneti_spawn_key = read_key();
     char m[300];
     snprintf(m, sizeof(m), "%s", master);
-    unsetenv("GASNET_UDP_MASTER"); /* a GASNet program the client starts is not a rank of this job */
-    unsetenv("GASNET_UDP_RANK");
+    unsetenv(ENVPFX "MASTER"); /* a GASNet program the client starts is not a rank of this job */
+    unsetenv(ENVPFX "RANK");
     connect_master(m);
-    ctrl_hello_t hello = {gasnetc_udp_key, (uint32_t)rank, 0};
+    ctrl_hello_t hello = {gasneti_spawn_key, (uint32_t)rank, 0};
     if (send_ctrl(CTRL_HELLO, &hello, sizeof(hello)))
-        gasneti_launch_error("udp-conduit: the launcher at %s closed the connection", m);
+        gasneti_launch_error(WHO ": the launcher at %s closed the connection", m);
     ctrl_hdr_t h;
     uint8_t *data;
     if (recv_ctrl(&h, &data) || h.type != CTRL_INIT || h.len < 4 + sizeof(jobid))
-        gasneti_launch_error("udp-conduit: the launcher at %s refused rank %ld (a stale launcher, or a wrong key)", m,
+        gasneti_launch_error(WHO ": the launcher at %s refused rank %ld (a stale launcher, or a wrong key)", m,
                              rank);
     uint32_t n;
     memcpy(&n, data, 4);
     memcpy(jobid, data + 4, sizeof(jobid) - 1);
     free(data);
-    if (recv_ctrl(&h, &data) || h.type != CTRL_ENV) gasneti_launch_error("udp-conduit: the launcher at %s went away", m);
+    if (recv_ctrl(&h, &data) || h.type != CTRL_ENV) gasneti_launch_error(WHO ": the launcher at %s went away", m);
     apply_environment(data, h.len);
     free(data);
-    if ((uint32_t)rank >= n) gasneti_launch_error("udp-conduit: rank %ld of a job of %u", rank, n);
+    if ((uint32_t)rank >= n) gasneti_launch_error(WHO ": rank %ld of a job of %u", rank, n);
     gasneti_mynode = (gex_Rank_t)rank;
     gasneti_nodes = (gex_Rank_t)n;
     pthread_t t;
     if (pthread_create(&t, NULL, control_thread, NULL))
-        gasneti_launch_error("udp-conduit: cannot start the control thread: %s", strerror(errno));
+        gasneti_launch_error(WHO ": cannot start the control thread: %s", strerror(errno));
     pthread_detach(t);
-    return &udp_boot;
+    return &spawn_boot;
 }

@@ -1,12 +1,13 @@
-/* udp_launch.c: the udp-conduit launcher. Starts the ranks of a job, serves their control
- * connections (the bootstrap collectives, exit and abort), ends the job and returns its
- * exit status. Used by amudprun and by a udp program run as `prog N args...`; so it uses
- * only libc (no library internals). Layer: udp-conduit.
+/* gasneti_spawn_launch.c: the launcher shared by the network conduits that start their
+ * own jobs (udp, ofi). Starts the ranks of a job, serves their control connections (the
+ * bootstrap collectives, exit and abort), ends the job and returns its exit status. Used
+ * by the launchers (amudprun, gasnetrun_ofi: gasneti_run.c) and by a program run as
+ * `prog N args...`; so it uses only libc (no library internals). Layer: other (spawners).
  *
- * Spawn functions (GASNET_SPAWNFN, or amudprun -spawn):
- *   L  fork/exec on this host (default);
- *   S  `$GASNET_SSH_CMD $GASNET_SSH_OPTIONS host command` to GASNET_SSH_SERVERS, round robin;
- *   C  `/bin/sh -c "$GASNET_CSPAWN_CMD"` per rank, with %R (rank), %N (job size), %M (the
+ * Spawn functions (the launcher's -spawn/-spawner, else gasneti_spawn_default()):
+ *   L  (local) fork/exec on this host (default);
+ *   S  (ssh) `$GASNET_SSH_CMD $GASNET_SSH_OPTIONS host command` to GASNET_SSH_SERVERS, round robin;
+ *   C  (custom) `/bin/sh -c "$GASNET_CSPAWN_CMD"` per rank, with %R (rank), %N (job size), %M (the
  *      launcher's host:port), %H (the rank's host from GASNET_SSH_SERVERS, or localhost),
  *      %P (program), %A (arguments, quoted for sh), %C (the whole command a rank must run,
  *      quoted for sh) and %% replaced.
@@ -17,7 +18,7 @@
  * (connection closed before it said it was exiting, or a child that died) aborts the job;
  * SIGINT/SIGTERM/SIGHUP to the launcher too (code 128+signal). After an abort, survivors
  * get ABORT, then SIGTERM and SIGKILL (children of this launcher) after a grace. */
-#include "udp_internal.h"
+#include "gasneti_spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -67,7 +69,15 @@ static uint64_t key;
 static char jobid[64];
 static unsigned long refused;
 static volatile sig_atomic_t got_signal;
-static const char *me = "amudprun";
+static const char *me = "launcher";
+static char envpfx[32] = "GASNET_"; /* GASNET_<C>_ */
+
+/* GASNET_<C>_<suffix> (one at a time: the result is overwritten by the next call) */
+static const char *envname(const char *suffix) {
+    static char name[96];
+    snprintf(name, sizeof(name), "%s%s", envpfx, suffix);
+    return name;
+}
 
 static double now_s(void) {
     struct timespec ts;
@@ -179,15 +189,16 @@ static void append(char **out, size_t *len, size_t *cap, const char *s) {
     *len += n;
 }
 
-/* "cd DIR && exec env GASNET_UDP_MASTER=... GASNET_UDP_RANK=r GASNET_UDP_KEY_STDIN=1 PROG ARGS" */
+/* "cd DIR && exec env GASNET_<C>_MASTER=... GASNET_<C>_RANK=r GASNET_<C>_KEY_STDIN=1 PROG ARGS" */
 static char *rank_command(int r, const char *master, int argc, char **argv) {
-    char *out = NULL, buf[64], cwd[PATH_MAX];
+    char *out = NULL, buf[128], cwd[PATH_MAX];
     size_t len = 0, cap = 0;
     append(&out, &len, &cap, "cd ");
     sh_quote(&out, &len, &cap, getcwd(cwd, sizeof(cwd)) ? cwd : "/");
-    append(&out, &len, &cap, " && exec env GASNET_UDP_MASTER=");
+    append(&out, &len, &cap, " && exec env ");
+    append(&out, &len, &cap, envname("MASTER="));
     append(&out, &len, &cap, master);
-    snprintf(buf, sizeof(buf), " GASNET_UDP_RANK=%d GASNET_UDP_KEY_STDIN=1", r);
+    snprintf(buf, sizeof(buf), " %sRANK=%d %sKEY_STDIN=1", envpfx, r, envpfx);
     append(&out, &len, &cap, buf);
     for (int i = 0; i < argc; i++) {
         append(&out, &len, &cap, " ");
@@ -293,10 +304,10 @@ static int spawn_rank(int r, char spawn, const char *master, int argc, char **ar
         signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL), signal(SIGPIPE, SIG_DFL);
         if (spawn == 'L') {
             snprintf(buf, sizeof(buf), "%d", r);
-            setenv("GASNET_UDP_RANK", buf, 1);
-            setenv("GASNET_UDP_MASTER", master, 1);
+            setenv(envname("RANK"), buf, 1);
+            setenv(envname("MASTER"), master, 1);
             snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)key);
-            setenv("GASNET_UDP_KEY", buf, 1);
+            setenv(envname("KEY"), buf, 1);
             execv(argv[0], argv);
             fprintf(stderr, "%s: cannot run %s: %s\n", me, argv[0], strerror(errno));
             _exit(127);
@@ -502,13 +513,41 @@ static void reap(void) {
     }
 }
 
-int gasnetc_udp_launch(int n, const char *spawnfn, int argc, char **argv, int verb) {
+const char *gasneti_spawn_default(const char *conduit, int hostlist_means_ssh) {
+    char name[64];
+    snprintf(name, sizeof(name), "GASNET_%s_SPAWNER", conduit);
+    const char *names[3] = {name, "GASNET_SPAWNER", "GASNET_SPAWNFN"};
+    for (int i = 0; i < 3; i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v) return v;
+    }
+    const char *servers = getenv("GASNET_SSH_SERVERS");
+    return hostlist_means_ssh && servers && *servers ? "ssh" : "L";
+}
+
+/* "L", "S", "C" (either case) or the spawner's name: its letter, 0 if unknown */
+static char spawn_letter(const char *s) {
+    static const char *const names[][2] = {{"L", "local"}, {"S", "ssh"}, {"C", "custom"}};
+    for (int i = 0; i < 3; i++)
+        if (!strcasecmp(s, names[i][0]) || !strcasecmp(s, names[i][1])) return names[i][0][0];
+    return 0;
+}
+
+int gasneti_spawn_launch(const char *launcher, const char *conduit, int n, const char *spawnfn, int argc,
+                         char **argv, int verb) {
     verbose = verb;
     nranks = n;
-    char spawn = spawnfn && *spawnfn ? spawnfn[0] : 'L';
-    if (spawn == 'l' || spawn == 's' || spawn == 'c') spawn = (char)(spawn - 'a' + 'A');
-    if (spawn != 'L' && spawn != 'S' && spawn != 'C') {
-        say("spawn function '%s' unknown: use L (this host), S (ssh) or C (GASNET_CSPAWN_CMD)", spawnfn);
+    me = launcher;
+    snprintf(envpfx, sizeof(envpfx), "GASNET_%s_", conduit);
+    if (!spawnfn || !*spawnfn) spawnfn = "L";
+    char spawn = spawn_letter(spawnfn);
+    if (!strcasecmp(spawnfn, "mpi") || !strcasecmp(spawnfn, "pmi")) {
+        say("the %s spawner is not implemented yet in this release: use local (this host) or ssh", spawnfn);
+        return 1;
+    }
+    if (!spawn) {
+        say("spawn function '%s' unknown: use local or L (this host), ssh or S (GASNET_SSH_SERVERS), custom or C "
+            "(GASNET_CSPAWN_CMD)", spawnfn);
         return 1;
     }
     if (n < 1) {
@@ -518,11 +557,11 @@ int gasnetc_udp_launch(int n, const char *spawnfn, int argc, char **argv, int ve
     char **servers = NULL;
     int nservers = split_list(getenv("GASNET_SSH_SERVERS"), &servers);
     if (spawn == 'S' && !nservers) {
-        say("GASNET_SPAWNFN=S needs the hosts in GASNET_SSH_SERVERS");
+        say("the ssh spawner (S) needs the hosts in GASNET_SSH_SERVERS");
         return 1;
     }
     if (spawn == 'C' && !(getenv("GASNET_CSPAWN_CMD") && *getenv("GASNET_CSPAWN_CMD"))) {
-        say("GASNET_SPAWNFN=C needs the command in GASNET_CSPAWN_CMD");
+        say("the custom spawner (C) needs the command in GASNET_CSPAWN_CMD");
         return 1;
     }
     if (getrandom(&key, sizeof(key), 0) != sizeof(key)) {
@@ -580,7 +619,7 @@ int gasnetc_udp_launch(int n, const char *spawnfn, int argc, char **argv, int ve
     for (int r = 0; r < n && job_code < 0; r++)
         if (spawn_rank(r, spawn, master, argc, argv, servers, nservers)) abort_job(1, NULL);
     double start = now_s();
-    const char *st = getenv("GASNET_UDP_SPAWN_TIMEOUT");
+    const char *st = getenv(envname("SPAWN_TIMEOUT"));
     double spawn_timeout = st && *st ? atof(st) : 60.0;
 
     for (;;) {
@@ -601,8 +640,8 @@ int gasnetc_udp_launch(int n, const char *spawnfn, int argc, char **argv, int ve
         if (kill_at && t > kill_at) signal_children(SIGKILL);
         if (nconnected < n && !kill_at && t - start > spawn_timeout) {
             char why[120];
-            snprintf(why, sizeof(why), "only %d of %d ranks connected within %.0f s (GASNET_UDP_SPAWN_TIMEOUT)",
-                     nconnected, n, spawn_timeout);
+            snprintf(why, sizeof(why), "only %d of %d ranks connected within %.0f s (%sSPAWN_TIMEOUT)",
+                     nconnected, n, spawn_timeout, envpfx);
             abort_job(1, why);
         }
         int np = 0, npend_polled = npend;

@@ -1,7 +1,8 @@
 #!/bin/bash
-# tests/api/test_udplaunch.sh: the udp-conduit launcher (amudprun) and self-spawn, from the
-# outside, with tests/api/test_launch (which prints what each process was given).
-#   test_udplaunch.sh AMUDPRUN PROG FAKE_SSH
+# tests/api/test_launcher.sh: the shared launcher (amudprun for udp, gasnetrun_ofi for ofi:
+# other/gasneti_run.c) and self-spawn, from the outside, with tests/api/test_launch (which
+# prints what each process was given).
+#   test_launcher.sh LAUNCHER PROG FAKE_SSH [CONDUIT]     (CONDUIT: udp (default) or ofi)
 # Checks: arguments with spaces, quotes, empty ones and shell characters reach every rank
 # unchanged, with -spawn L, S (ssh, here tests/harness/fake-ssh, which starts the command
 # in a clean environment) and C (GASNET_CSPAWN_CMD with %R %N %H %C), and when the program
@@ -12,20 +13,23 @@
 # without the job key is refused and counted while the job goes on; datagrams from
 # strangers (short, random, large) at the ranks' UDP ports are dropped and counted while
 # the job completes; SIGTERM and SIGINT to the launcher end every process within 10 s
-# with status 128+signal. Nothing is left running.
+# with status 128+signal. udp only: the foreign datagrams. ofi only: -spawner=ssh and
+# GASNET_OFI_SPAWNER=ssh, GASNET_SSH_SERVERS alone choosing ssh, -spawner=mpi and pmi
+# refused with a message naming them. Nothing is left running.
 # Layer: tests (driver).
 set -u
-[ $# -eq 3 ] || { echo "usage: test_udplaunch.sh AMUDPRUN PROG FAKE_SSH" >&2; exit 2; }
-AMUDPRUN=$1 PROG=$2 FAKE_SSH=$3
+[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: test_launcher.sh LAUNCHER PROG FAKE_SSH [udp|ofi]" >&2; exit 2; }
+AMUDPRUN=$1 PROG=$2 FAKE_SSH=$3 CONDUIT=${4:-udp}
+NAME=test_${CONDUIT}launch
 for f in "$AMUDPRUN" "$PROG" "$FAKE_SSH"; do
-    [ -x "$f" ] || { echo "FAIL test_udplaunch: not executable: $f"; exit 1; }
+    [ -x "$f" ] || { echo "FAIL $NAME: not executable: $f"; exit 1; }
 done
 # the environment of the checks is set here, not inherited
 for v in $(compgen -e); do
     case "$v" in GASNET_PSHM_DIR | GASNET_BACKTRACE) ;; GASNET_*|TEST_*) unset "$v" ;; esac
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-udplaunch.XXXXXX") || exit 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-launcher.XXXXXX") || exit 2
 bgpid=""
 cleanup() {
     [ -n "$bgpid" ] && kill -KILL "$bgpid" 2>/dev/null
@@ -37,7 +41,7 @@ trap cleanup EXIT
 out="$tmp/out" err="$tmp/err"
 failed=0
 bad() {
-    echo "FAIL test_udplaunch: $*"
+    echo "FAIL $NAME: $*"
     echo "--- stdout:"; cat "$out"; echo "--- stderr:"; cat "$err"
     failed=1
 }
@@ -123,6 +127,24 @@ mistake "-np 0" "-np 0" "$AMUDPRUN" -np 0 "$PROG"
 mistake "-np abc" "-np abc" "$AMUDPRUN" -np abc "$PROG"
 mistake "-spawn X" "spawn function 'X'" "$AMUDPRUN" -np 2 -spawn X "$PROG"
 mistake "spawn S without servers" "GASNET_SSH_SERVERS" "$AMUDPRUN" -np 2 -spawn S "$PROG"
+if [ "$CONDUIT" = ofi ]; then
+    mistake "-spawner=mpi" "mpi spawner is not implemented yet" "$AMUDPRUN" -n 2 -spawner=mpi "$PROG"
+    mistake "GASNET_OFI_SPAWNER=pmi" "pmi spawner is not implemented yet" env GASNET_OFI_SPAWNER=pmi "$AMUDPRUN" -n 2 "$PROG"
+    TEST_FWD=$FWD FAKE_SSH_LOG=$log GASNET_SSH_CMD=$FAKE_SSH GASNET_SSH_SERVERS="hostC hostD" GASNET_MASTERIP=127.0.0.1 \
+        run "$AMUDPRUN" -n 2 -spawner=ssh "$PROG" "${ARGS[@]}"
+    st=$?
+    if [ $st -ne 0 ]; then bad "-spawner=ssh: status $st"; elif check_ranks 2 "-spawner=ssh"; then ok "-spawner=ssh: arguments and environment"; fi
+    rm -f "$log"
+    TEST_FWD=$FWD FAKE_SSH_LOG=$log GASNET_SSH_CMD=$FAKE_SSH GASNET_SSH_SERVERS="hostE" GASNET_MASTERIP=127.0.0.1 \
+        run "$AMUDPRUN" -n 2 "$PROG" "${ARGS[@]}"
+    st=$?
+    if [ $st -ne 0 ]; then bad "GASNET_SSH_SERVERS alone: status $st"
+    elif [ "$(sort -u "$log" 2>/dev/null)" != hostE ]; then bad "GASNET_SSH_SERVERS alone did not start ranks by ssh on hostE"
+    elif check_ranks 2 "ssh by default"; then ok "GASNET_SSH_SERVERS alone selects the ssh spawner"; fi
+    TEST_FWD=$FWD GASNET_SSH_SERVERS="hostF" GASNET_OFI_SPAWNER=local run "$AMUDPRUN" -n 2 "$PROG" "${ARGS[@]}"
+    st=$?
+    if [ $st -ne 0 ]; then bad "GASNET_OFI_SPAWNER=local: status $st"; elif check_ranks 2 "GASNET_OFI_SPAWNER=local"; then ok "GASNET_OFI_SPAWNER=local wins over a host list"; fi
+fi
 
 # ---- a running job: foreign control connections and datagrams ----
 # start_job ENV... : the job in the background (its own process group), output in out/err
@@ -160,6 +182,7 @@ else
     fi
 fi
 
+[ "$CONDUIT" = udp ] && {
 # the local UDP ports of a process, from /proc (no ss/netstat needed)
 udp_ports() {
     local pid=$1 inodes
@@ -193,6 +216,7 @@ else
         else ok "foreign datagrams to ports$ports dropped and counted; job completed"; fi
     fi
 fi
+}
 
 # ---- signals to the launcher ----
 for sig in TERM INT; do
@@ -212,4 +236,4 @@ for sig in TERM INT; do
 done
 
 if [ $failed -ne 0 ]; then exit 1; fi
-echo "PASS test_udplaunch"
+echo "PASS $NAME"

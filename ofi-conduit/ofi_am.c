@@ -1,0 +1,450 @@
+/* ofi_am.c: Active Messages to non-neighbors over libfabric messages.
+ * Layer: ofi-conduit (the network half of conduit_contract.h; start-up is ofi_init.c).
+ *
+ * An AM is one message: a header, the arguments and the payload (Medium, or one piece of
+ * a Long of up to GASNETC_NET_LONG bytes, written at its destination address by the
+ * receiver; the core splits bigger ones). Lengths are rounded up to 16 bytes so that
+ * messages packed into a multi-receive buffer start aligned. A message of at most the
+ * provider's inject size (and INJECT_MAX) goes by fi_inject from the stack; a bigger one
+ * is copied into a send slot (MAXSEND per process) and sent by fi_send, the slot freed by
+ * its completion. Either way the source may be reused when gasnetc_am_send returns.
+ *
+ * Requests go from and to the request endpoints, replies between the reply endpoints:
+ * each endpoint has its own receive buffers (multi-receive buffers of MULTI_BYTES when
+ * the provider has FI_MULTI_RECV, else NSINGLE buffers of one message each), so replies
+ * never wait for buffers that requests hold. Handlers run in place in the receive buffer,
+ * which is posted again once the provider has released it and no handler is using it.
+ * Flow control: at most CREDITS requests to one peer that it has not yet taken from its
+ * completion queue; credits come back in the header of any message the peer sends us (a
+ * reply, usually) or, once CREDITS/2 are owed and nothing carried them, in a header-only
+ * credit message on the reply channel. Replies need none: each answers a request.
+ * A send the provider refuses for now (-FI_EAGAIN), one that finds no free slot, or a
+ * request without credit, makes
+ * progress until it can go: a request from outside a handler runs everything; a reply,
+ * or anything inside a handler, runs replies only (requests that arrive meanwhile are
+ * copied and run at the next top-level poll), so a reply always goes out and no two ranks
+ * wait on each other. Progress is fi_cq_read inside every poll, which is what providers
+ * with FI_PROGRESS_MANUAL need; every library call that waits polls.
+ * PAR: gasnetc_ofi_lock guards every libfabric call and the state here; handlers run
+ * without it. */
+#include "conduit_contract.h"
+#include "gasneti_deliver.h"
+#include "ofi_internal.h"
+
+#include <string.h>
+#include <time.h>
+
+#define MULTI_BYTES (1u << 20) /* one multi-receive buffer */
+#define NMULTI 4               /* multi-receive buffers per endpoint */
+#define NSINGLE 32             /* one-message buffers per endpoint, without FI_MULTI_RECV */
+#define MAXSEND 256            /* fi_send operations outstanding per process */
+#define INJECT_MAX 1024        /* largest message built on the stack for fi_inject */
+#define CQ_BATCH 16
+#define CREDITS 64             /* requests in flight to one peer */
+enum { F_FRAG = 1, F_CREDIT = 2 };
+
+typedef struct {
+    uint32_t src; /* the sender's rank */
+    uint8_t category, nargs, handler, flags;
+    uint32_t nbytes;
+    uint32_t frag[3]; /* gasneti_frag_t, with F_FRAG */
+    uint64_t dest_addr;
+    uint32_t credits; /* request credits the sender returns to the receiver */
+    uint32_t pad;
+} hdr_t;
+_Static_assert(sizeof(hdr_t) == 40, "hdr_t layout");
+_Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
+#define PAYLOAD_OFF(nargs) (((uint32_t)sizeof(hdr_t) + 4u * (nargs) + 15u) & ~15u)
+#define MSG_LEN(nargs, plen) ((PAYLOAD_OFF(nargs) + (uint32_t)(plen) + 15u) & ~15u)
+#define MSG_MAX MSG_LEN(GASNETI_MAX_ARGS, GASNETC_NET_MEDIUM)
+_Static_assert(GASNETC_NET_LONG <= GASNETC_NET_MEDIUM, "a Long piece fits a receive buffer");
+_Static_assert(MSG_MAX <= 65536 + 1024, "FI_OPT_MIN_MULTI_RECV (ofi_init.c) covers the largest message");
+
+typedef struct { /* a posted receive buffer */
+    struct fi_context2 ctx; /* first: the operation's context */
+    uint8_t *base;
+    size_t size;
+    int ch, posted, refs; /* refs: handlers running in it */
+} rbuf_t;
+
+typedef struct { /* a send slot */
+    struct fi_context2 ctx; /* first */
+    uint8_t *buf;
+    gex_Rank_t dest;
+} slot_t;
+
+typedef struct { /* flow control with one peer */
+    int credits; /* requests we may still send it */
+    int owed;    /* credits we owe it (its requests taken from the completion queue) */
+    int listed;  /* in due_list */
+} peer_t;
+
+static peer_t *peers;
+static gex_Rank_t *due_list;
+static size_t due_count;
+static rbuf_t *rbufs;
+static int nrbufs;
+static slot_t slots[MAXSEND];
+static int free_slots[MAXSEND], nfree;
+static GASNETI_THREADLOCAL uint8_t *scratch; /* an aligned copy of a misaligned Medium */
+
+static void *xmalloc_aligned(size_t n) {
+    void *p;
+    if (posix_memalign(&p, 64, n ? n : 1)) gasneti_fatalerror("ofi-conduit: out of memory for %zu bytes", n);
+    return p;
+}
+
+/* lock held */
+static void post_rbuf(rbuf_t *rb) {
+    struct iovec iov = {rb->base, rb->size};
+    struct fi_msg msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.iov_count = 1;
+    msg.addr = FI_ADDR_UNSPEC;
+    msg.context = &rb->ctx;
+    for (;;) {
+        ssize_t rc = fi_recvmsg(gasnetc_ofi_ep[rb->ch], &msg, gasnetc_ofi_multi_recv ? FI_MULTI_RECV : 0);
+        if (rc == 0) break;
+        if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_recvmsg", rc, -1);
+        fi_cq_read(gasnetc_ofi_cq, NULL, 0); /* progress only */
+    }
+    rb->posted = 1;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Receiving
+ * --------------------------------------------------------------------------------- */
+static void dispatch(const uint8_t *msg, int is_req) {
+    hdr_t h;
+    memcpy(&h, msg, sizeof(h));
+    gex_AM_Arg_t args[GASNETI_MAX_ARGS];
+    if (h.nargs) memcpy(args, msg + sizeof(hdr_t), 4u * h.nargs);
+    uint8_t *payload = (uint8_t *)msg + PAYLOAD_OFF(h.nargs);
+    gasneti_am_recv_t m;
+    m.srcrank = (gex_Rank_t)h.src;
+    m.handler = h.handler;
+    m.category = h.category;
+    m.is_req = (uint8_t)is_req;
+    m.nargs = h.nargs;
+    m.args = args;
+    m.nbytes = h.nbytes;
+    m.frag = (h.flags & F_FRAG) ? (const gasneti_frag_t *)(msg + offsetof(hdr_t, frag)) : NULL;
+    gasneti_frag_t frag;
+    if (m.frag) {
+        memcpy(&frag, m.frag, sizeof(frag));
+        m.frag = &frag;
+    }
+    if (h.category == GASNETI_AM_LONG) {
+        if (h.nbytes) memcpy((void *)(uintptr_t)h.dest_addr, payload, h.nbytes);
+        m.payload = (void *)(uintptr_t)h.dest_addr;
+    } else if (h.category == GASNETI_AM_MEDIUM) {
+        if (((uintptr_t)payload & 15) && h.nbytes) { /* the handler gets an aligned buffer */
+            uint8_t *s = scratch ? scratch : (scratch = xmalloc_aligned(GASNETC_NET_MEDIUM));
+            memcpy(s, payload, h.nbytes);
+            payload = s;
+        }
+        m.payload = payload;
+    } else {
+        m.payload = NULL;
+    }
+    gasneti_am_deliver(&m);
+}
+
+static int run_deferred(void) {
+    int n = 0;
+    for (gasneti_deferred_t *d; (d = gasneti_defer_pop()); n++) {
+        dispatch(d->data, 1);
+        free(d);
+    }
+    return n;
+}
+
+/* lock held: a completion that is not a success */
+GASNETI_COLD static void cq_error(void) {
+    struct fi_cq_err_entry err;
+    memset(&err, 0, sizeof(err));
+    ssize_t rc = fi_cq_readerr(gasnetc_ofi_cq, &err, 0);
+    if (rc == -FI_EAGAIN) return;
+    if (rc < 0) gasnetc_ofi_fail("fi_cq_readerr", rc, -1);
+    if (err.err == FI_ECANCELED) return;
+    long peer = -1;
+    const char *what = "a completion";
+    if (err.flags & FI_SEND) {
+        slot_t *s = (slot_t *)err.op_context;
+        peer = s ? (long)s->dest : -1;
+        what = "fi_send (completion)";
+    } else if (err.flags & FI_RECV) {
+        what = "fi_recv (completion)";
+    }
+    char buf[256];
+    const char *perr = fi_cq_strerror(gasnetc_ofi_cq, err.prov_errno, err.err_data, buf, sizeof(buf));
+    if (!perr) perr = "no details";
+    if (peer >= 0)
+        gasneti_fatalerror("ofi-conduit: %s to rank %ld (host %s) failed: %s (provider %s: %s)", what, peer,
+                           gasnetc_ofi_host((gex_Rank_t)peer), fi_strerror(err.err),
+                           gasnetc_ofi_info->fabric_attr->prov_name, perr);
+    gasneti_fatalerror("ofi-conduit: %s failed: %s (provider %s: %s)", what, fi_strerror(err.err),
+                       gasnetc_ofi_info->fabric_attr->prov_name, perr);
+}
+
+/* lock held: a message from a peer arrived; the credits it returns, the one we owe.
+ * Returns 1 for a credit message (nothing else in it). */
+static int account(const uint8_t *msg, int is_req) {
+    hdr_t h;
+    memcpy(&h, msg, sizeof(h));
+    peer_t *p = &peers[h.src];
+    p->credits += (int)h.credits;
+    if (is_req && ++p->owed >= CREDITS / 2 && !p->listed) {
+        p->listed = 1;
+        due_list[due_count++] = (gex_Rank_t)h.src;
+    }
+    return (h.flags & F_CREDIT) != 0;
+}
+
+/* lock held: credit messages to peers owed CREDITS/2 or more that nothing carried back */
+static void send_credits(void) {
+    size_t keep = 0;
+    for (size_t i = 0; i < due_count; i++) {
+        gex_Rank_t r = due_list[i];
+        peer_t *p = &peers[r];
+        if (p->owed < CREDITS / 2) {
+            p->listed = 0;
+            continue;
+        }
+        hdr_t h;
+        memset(&h, 0, sizeof(h));
+        h.src = gasneti_mynode;
+        h.flags = F_CREDIT;
+        h.credits = (uint32_t)p->owed;
+        ssize_t rc = fi_inject(gasnetc_ofi_ep[GASNETC_CH_REP], &h, sizeof(h), GASNETC_OFI_PEER(r, GASNETC_CH_REP));
+        if (rc == -FI_EAGAIN) { /* next poll */
+            due_list[keep++] = r;
+            continue;
+        }
+        if (rc) gasnetc_ofi_fail("fi_inject (credits)", rc, (long)r);
+        p->owed = 0;
+        p->listed = 0;
+    }
+    due_count = keep;
+}
+
+static int ofi_poll(int nested) {
+    if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return 0;
+    struct fi_cq_data_entry e[CQ_BATCH];
+    const uint8_t *run[CQ_BATCH];
+    rbuf_t *runbuf[CQ_BATCH];
+    int nrun = 0, n = 0;
+    OFI_LOCK();
+    ssize_t got = fi_cq_read(gasnetc_ofi_cq, e, CQ_BATCH);
+    if (got == -FI_EAVAIL) cq_error();
+    else if (got < 0 && got != -FI_EAGAIN) gasnetc_ofi_fail("fi_cq_read", got, -1);
+    for (ssize_t k = 0; k < got; k++) {
+        if (e[k].flags & FI_SEND) {
+            free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
+            continue;
+        }
+        rbuf_t *rb = (rbuf_t *)e[k].op_context;
+        if ((e[k].flags & FI_RECV) && e[k].len) {
+            const uint8_t *msg = gasnetc_ofi_multi_recv ? (const uint8_t *)e[k].buf : rb->base;
+            gasneti_assert(e[k].len >= sizeof(hdr_t));
+            if (account(msg, rb->ch == GASNETC_CH_REQ)) { /* a credit message: nothing to run */
+            } else if (nested && rb->ch == GASNETC_CH_REQ) {
+                gasneti_defer_push(0, msg, e[k].len);
+            } else {
+                rb->refs++;
+                runbuf[nrun] = rb;
+                run[nrun++] = msg;
+            }
+        }
+        if (!gasnetc_ofi_multi_recv || (e[k].flags & FI_MULTI_RECV)) rb->posted = 0;
+        if (!rb->posted && !rb->refs) post_rbuf(rb);
+    }
+    if (due_count) send_credits();
+    OFI_UNLOCK();
+    for (int r = 0; r < nrun; r++) {
+        dispatch(run[r], runbuf[r]->ch == GASNETC_CH_REQ);
+        OFI_LOCK();
+        if (!--runbuf[r]->refs && !runbuf[r]->posted && gasnetc_ofi_up) post_rbuf(runbuf[r]);
+        OFI_UNLOCK();
+        n++;
+    }
+    if (!nested && __atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED)) n += run_deferred();
+    return n;
+}
+
+int gasnetc_poll(void) { return ofi_poll(gasneti_cur_token != NULL); }
+
+/* ---------------------------------------------------------------------------------
+ * Sending
+ * --------------------------------------------------------------------------------- */
+/* No room now: make progress. A request from outside a handler may run anything; a
+ * reply (or anything inside a handler) runs replies only. */
+static void wait_for_room(int is_req) {
+    if (is_req && !gasneti_cur_token) {
+        gasneti_AMPoll();
+    } else {
+        ofi_poll(1);
+        gasneti_poll_replies();
+    }
+}
+
+int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
+    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
+    if (plen > GASNETC_NET_MEDIUM) plen = GASNETC_NET_MEDIUM;
+    size_t len = MSG_LEN(m->nargs, plen);
+    if (m->is_req && __atomic_load_n(&peers[m->jobrank].credits, __ATOMIC_RELAXED) <= 0) return 1;
+    if (len <= gasnetc_ofi_inject_size && len <= INJECT_MAX) return 0;
+    return __atomic_load_n(&nfree, __ATOMIC_RELAXED) == 0;
+}
+
+static size_t build(uint8_t *buf, const gasneti_am_msg_t *m, size_t plen) {
+    hdr_t *h = (hdr_t *)buf;
+    h->src = gasneti_mynode;
+    h->category = m->category;
+    h->nargs = m->nargs;
+    h->handler = m->handler;
+    h->flags = m->frag ? F_FRAG : 0;
+    h->nbytes = (uint32_t)plen;
+    if (m->frag) memcpy(h->frag, m->frag, sizeof(h->frag));
+    else memset(h->frag, 0, sizeof(h->frag));
+    h->dest_addr = (uintptr_t)m->dest_addr;
+    h->credits = 0; /* set under the lock, when sent */
+    h->pad = 0;
+    if (m->nargs) memcpy(buf + sizeof(hdr_t), m->args, 4u * m->nargs);
+    if (plen) memcpy(buf + PAYLOAD_OFF(m->nargs), m->src, plen);
+    return MSG_LEN(m->nargs, plen);
+}
+
+/* lock held: a message went to p; the credits it carried back are no longer owed */
+static inline void sent(peer_t *p, int is_req) {
+    if (is_req) p->credits--;
+    p->owed = 0;
+}
+
+int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    int ch = m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
+    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
+    size_t len = MSG_LEN(m->nargs, plen);
+    fi_addr_t dest = GASNETC_OFI_PEER(m->jobrank, ch);
+    struct fid_ep *ep = gasnetc_ofi_ep[ch];
+    peer_t *p = &peers[m->jobrank];
+    gasneti_assert(plen <= GASNETC_NET_MEDIUM);
+    if (len <= gasnetc_ofi_inject_size && len <= INJECT_MAX) {
+        uint64_t buf[INJECT_MAX / 8];
+        build((uint8_t *)buf, m, plen);
+        for (;;) {
+            OFI_LOCK();
+            ssize_t rc = -FI_EAGAIN;
+            if (!m->is_req || p->credits > 0) {
+                ((hdr_t *)buf)->credits = (uint32_t)p->owed;
+                rc = fi_inject(ep, buf, len, dest);
+                if (rc == 0) sent(p, m->is_req);
+            }
+            OFI_UNLOCK();
+            if (rc == 0) break;
+            if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject", rc, (long)m->jobrank);
+            if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+            wait_for_room(m->is_req);
+        }
+    } else {
+        OFI_LOCK();
+        while (nfree == 0 || (m->is_req && p->credits <= 0)) {
+            OFI_UNLOCK();
+            if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+            wait_for_room(m->is_req);
+            OFI_LOCK();
+        }
+        slot_t *s = &slots[free_slots[--nfree]];
+        OFI_UNLOCK();
+        if (!s->buf) s->buf = xmalloc_aligned(MSG_MAX);
+        s->dest = m->jobrank;
+        build(s->buf, m, plen);
+        for (;;) {
+            OFI_LOCK();
+            ssize_t rc = -FI_EAGAIN;
+            if (!m->is_req || p->credits > 0) {
+                ((hdr_t *)s->buf)->credits = (uint32_t)p->owed;
+                rc = fi_send(ep, s->buf, len, NULL, dest, &s->ctx);
+            }
+            if (rc == 0) {
+                sent(p, m->is_req);
+                OFI_UNLOCK();
+                break;
+            }
+            if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_send", rc, (long)m->jobrank);
+            if (m->flags & GEX_FLAG_IMMEDIATE) {
+                free_slots[nfree++] = (int)(s - slots);
+                OFI_UNLOCK();
+                return GASNETI_AM_WOULD_BLOCK;
+            }
+            OFI_UNLOCK();
+            wait_for_room(m->is_req);
+        }
+    }
+    if (lc) gasneti_counter_done(lc); /* copied (or injected): the source may be reused */
+    return GASNET_OK;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Start-up and shut-down
+ * --------------------------------------------------------------------------------- */
+void gasnetc_ofi_am_init(void) {
+    if (gasnetc_ofi_inject_size < sizeof(hdr_t))
+        gasneti_fatalerror("ofi-conduit: provider %s injects at most %zu bytes, less than a credit message (%zu): "
+                           "not supported yet (choose another with FI_PROVIDER)",
+                           gasnetc_ofi_info->fabric_attr->prov_name, gasnetc_ofi_inject_size, sizeof(hdr_t));
+    int per_ep = gasnetc_ofi_multi_recv ? NMULTI : NSINGLE;
+    size_t size = gasnetc_ofi_multi_recv ? MULTI_BYTES : MSG_MAX;
+    nrbufs = 2 * per_ep;
+    rbufs = calloc((size_t)nrbufs, sizeof(rbuf_t));
+    if (!rbufs) gasneti_fatalerror("ofi-conduit: out of memory for receive buffers");
+    for (int i = 0; i < MAXSEND; i++) free_slots[nfree++] = MAXSEND - 1 - i;
+    peers = calloc(gasneti_nodes, sizeof(peer_t));
+    due_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
+    if (!peers || !due_list) gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) peers[r].credits = CREDITS;
+    OFI_LOCK();
+    for (int i = 0; i < nrbufs; i++) {
+        rbufs[i].ch = i < per_ep ? GASNETC_CH_REQ : GASNETC_CH_REP;
+        rbufs[i].base = xmalloc_aligned(size);
+        rbufs[i].size = size;
+        post_rbuf(&rbufs[i]);
+    }
+    __atomic_store_n(&gasnetc_ofi_up, 1, __ATOMIC_RELEASE);
+    OFI_UNLOCK();
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Every rank is leaving: give sends still in flight (and injected ones the provider may
+ * still hold) a brief chance, then close the endpoints, so that providers remove what
+ * they created (shm's shared memory). Nothing more is delivered. Skipped if another
+ * thread holds the lock (a fatal error elsewhere): the process leaves anyway. */
+int gasnetc_ofi_am_fini(void) {
+    if (!OFI_TRYLOCK()) return 0;
+    __atomic_store_n(&gasnetc_ofi_up, 0, __ATOMIC_RELEASE);
+    double end = now_s() + 0.1, min_end = now_s() + 0.002;
+    struct fi_cq_data_entry e[CQ_BATCH];
+    for (;;) {
+        double t = now_s();
+        if (t > end || (nfree == MAXSEND && t > min_end)) break;
+        ssize_t got = fi_cq_read(gasnetc_ofi_cq, e, CQ_BATCH);
+        if (got == -FI_EAVAIL) {
+            struct fi_cq_err_entry err;
+            memset(&err, 0, sizeof(err));
+            fi_cq_readerr(gasnetc_ofi_cq, &err, 0);
+            continue;
+        }
+        for (ssize_t k = 0; k < got; k++)
+            if (e[k].flags & FI_SEND) free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
+    }
+    for (int ch = 0; ch < 2; ch++) fi_close(&gasnetc_ofi_ep[ch]->fid);
+    fi_close(&gasnetc_ofi_cq->fid);
+    OFI_UNLOCK();
+    return 1;
+}

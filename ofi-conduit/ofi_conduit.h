@@ -1,0 +1,34 @@
+/* ofi_conduit.h: ofi-conduit's limits and capability knobs (see conduit_contract.h).
+ * Layer: ofi-conduit (installed). AMs to non-neighbors travel as libfabric messages
+ * (fi_send/fi_inject on reliable-datagram endpoints, ofi_am.c) through whichever provider
+ * libfabric offers (FI_PROVIDER chooses); neighbors use the core's PSHM. No native RDMA
+ * yet: RMA to non-neighbors is the extended layer's AM-based reference. */
+#ifndef OFI_CONDUIT_H
+#define OFI_CONDUIT_H
+
+#define GASNET_CONDUIT_OFI 1
+#define GASNET_CONDUIT_NAME OFI
+#define GASNET_CONDUIT_NAME_STR "OFI"
+#define GASNETC_NAME "ofi"
+#define GASNETC_NAME_UPPER "OFI"
+
+#define GASNETC_NBRHD_ONLY 0
+#define GASNETC_NATIVE_PUT 0
+#define GASNETC_NATIVE_GET 0
+#define GASNETC_NATIVE_AMO 0
+/* What clients see (the same on every conduit). */
+#define GASNETC_MAX_MEDIUM 65536
+#define GASNETC_MAX_LONG (4u << 20)
+/* One libfabric message carries a whole Medium, and a Long piece of up to 64 KiB (the
+ * receive buffers are sized for that): the core splits bigger Longs (gasneti_frag.c). */
+#define GASNETC_NET_MEDIUM 65536
+#define GASNETC_NET_LONG 65536
+
+#define GASNET_PSHM 1
+
+/* the shared launcher (other/gasneti_spawn.h): its name, and GASNET_SSH_SERVERS alone
+ * selects the ssh spawner */
+#define GASNETC_LAUNCHER "gasnetrun_ofi"
+#define GASNETC_SPAWN_HOSTLIST_SSH 1
+
+#endif

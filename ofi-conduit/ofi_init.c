@@ -1,0 +1,196 @@
+/* ofi_init.c: ofi-conduit's network start-up and shut-down: provider selection (one
+ * fi_getinfo), fabric, domain, the request and reply endpoints, their address vector and
+ * completion queue, the exchange of endpoint names over the bootstrap, and the one place
+ * that reports a failed libfabric call. Layer: ofi-conduit (the network half of
+ * conduit_contract.h: init; AMs are ofi_am.c, job start the shared spawner in other/).
+ *
+ * Provider: libfabric itself honours FI_PROVIDER (e.g. "tcp;ofi_rxm", "shm", "sockets",
+ * "udp;ofi_rxd"); of what it offers for reliable-datagram endpoints (FI_EP_RDM) with
+ * messages (FI_MSG), in its own order of preference (fastest first), the first is used.
+ * A job spanning hosts asks for FI_REMOTE_COMM too (shm only reaches this host).
+ * FI_MULTI_RECV is used when the provider has it. Memory registration: no FI_MR_LOCAL
+ * (providers that need local registration of message buffers are not chosen). */
+#include "conduit_contract.h"
+#include "ofi_internal.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#if GASNETI_LOCKS
+pthread_mutex_t gasnetc_ofi_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
+struct fi_info *gasnetc_ofi_info;
+struct fid_ep *gasnetc_ofi_ep[2];
+struct fid_cq *gasnetc_ofi_cq;
+fi_addr_t *gasnetc_ofi_addr;
+size_t gasnetc_ofi_inject_size;
+int gasnetc_ofi_multi_recv;
+int gasnetc_ofi_up;
+
+static struct fid_fabric *fabric;
+static struct fid_domain *domain;
+static struct fid_av *av;
+static char (*hosts)[64];
+
+#define NAME_MAX_LEN 112
+typedef struct { /* what each rank publishes */
+    uint32_t len[2];
+    uint8_t name[2][NAME_MAX_LEN];
+    char host[64];
+} endpoint_t;
+
+const char *gasnetc_ofi_host(gex_Rank_t rank) { return hosts && rank < gasneti_nodes ? hosts[rank] : "?"; }
+
+void gasnetc_ofi_fail(const char *call, ssize_t rc, long peer) {
+    const char *prov = gasnetc_ofi_info ? gasnetc_ofi_info->fabric_attr->prov_name : "none chosen yet";
+    if (peer >= 0)
+        gasneti_fatalerror("ofi-conduit: %s with rank %ld (host %s) failed: %s (%zd; provider %s)", call, peer,
+                           gasnetc_ofi_host((gex_Rank_t)peer), fi_strerror((int)-rc), rc, prov);
+    gasneti_fatalerror("ofi-conduit: %s failed: %s (%zd; provider %s)", call, fi_strerror((int)-rc), rc, prov);
+}
+
+/* the provider: the first libfabric offers for our needs (FI_PROVIDER filters) */
+static struct fi_info *select_provider(int *noffers) {
+    struct fi_info *hints = fi_allocinfo(), *list = NULL;
+    if (!hints) gasneti_fatalerror("ofi-conduit: fi_allocinfo: out of memory");
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG | FI_MULTI_RECV | (gasneti_host_set_size > 1 ? FI_REMOTE_COMM : 0);
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    if (rc == -FI_ENODATA) { /* none with multi-receive: one message per receive buffer */
+        hints->caps &= ~(uint64_t)FI_MULTI_RECV;
+        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    }
+    fi_freeinfo(hints);
+    if (rc) {
+        const char *fp = getenv("FI_PROVIDER");
+        gasneti_fatalerror("ofi-conduit: fi_getinfo found no provider with reliable-datagram endpoints (FI_EP_RDM) and "
+                           "messages (FI_MSG)%s%s%s: %s (`fi_info -t FI_EP_RDM -c FI_MSG` lists what libfabric offers)",
+                           fp ? " among FI_PROVIDER=" : "", fp ? fp : "", fp ? "" : "", fi_strerror(-rc));
+    }
+    *noffers = 0;
+    for (struct fi_info *i = list; i; i = i->next) (*noffers)++;
+    struct fi_info *mine = fi_dupinfo(list);
+    fi_freeinfo(list);
+    return mine;
+}
+
+static void open_endpoint(int ch, const char *jobid) {
+    struct fi_info *info = gasnetc_ofi_info;
+    int rc = fi_endpoint(domain, info, &gasnetc_ofi_ep[ch], NULL);
+    if (rc) gasnetc_ofi_fail("fi_endpoint", rc, -1);
+    if (!strcmp(info->fabric_attr->prov_name, "shm")) {
+        /* shm names its shared-memory object after the endpoint: a name of this job, so
+         * that the launcher removes it if the process is killed before closing it */
+        char name[96];
+        snprintf(name, sizeof(name), "gasnet-%s-ofi-%u-%d", jobid, (unsigned)gasneti_mynode, ch);
+        if ((rc = fi_setname(&gasnetc_ofi_ep[ch]->fid, name, strlen(name) + 1)))
+            gasnetc_ofi_fail("fi_setname", rc, -1);
+    }
+    if ((rc = fi_ep_bind(gasnetc_ofi_ep[ch], &av->fid, 0))) gasnetc_ofi_fail("fi_ep_bind (address vector)", rc, -1);
+    if ((rc = fi_ep_bind(gasnetc_ofi_ep[ch], &gasnetc_ofi_cq->fid, FI_TRANSMIT | FI_RECV)))
+        gasnetc_ofi_fail("fi_ep_bind (completion queue)", rc, -1);
+    /* before fi_enable, except shm (libfabric 1.17's shm crashes then; it reads it later) */
+    int shm = !strcmp(info->fabric_attr->prov_name, "shm");
+    for (int pass = 0; pass < 2; pass++) {
+        if (gasnetc_ofi_multi_recv && pass == shm) {
+            size_t min = 65536 + 1024; /* room for the largest message (ofi_am.c) */
+            rc = fi_setopt(&gasnetc_ofi_ep[ch]->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min, sizeof(min));
+            if (rc) gasnetc_ofi_fail("fi_setopt(FI_OPT_MIN_MULTI_RECV)", rc, -1);
+        }
+        if (pass == 0 && (rc = fi_enable(gasnetc_ofi_ep[ch]))) gasnetc_ofi_fail("fi_enable", rc, -1);
+    }
+}
+
+/* every rank's endpoint names, over the bootstrap, into the address vector */
+static void exchange_names(gasneti_bootstrap_t *boot) {
+    endpoint_t me, *all = calloc(gasneti_nodes, sizeof(endpoint_t));
+    hosts = calloc(gasneti_nodes, sizeof(*hosts));
+    gasnetc_ofi_addr = calloc(2 * (size_t)gasneti_nodes, sizeof(fi_addr_t));
+    if (!all || !hosts || !gasnetc_ofi_addr) gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    memset(&me, 0, sizeof(me));
+    for (int ch = 0; ch < 2; ch++) {
+        size_t len = NAME_MAX_LEN;
+        int rc = fi_getname(&gasnetc_ofi_ep[ch]->fid, me.name[ch], &len);
+        if (rc == -FI_ETOOSMALL)
+            gasneti_fatalerror("ofi-conduit: the endpoint name of provider %s takes %zu bytes, more than %d",
+                               gasnetc_ofi_info->fabric_attr->prov_name, len, NAME_MAX_LEN);
+        if (rc) gasnetc_ofi_fail("fi_getname", rc, -1);
+        me.len[ch] = (uint32_t)len;
+    }
+    gethostname(me.host, sizeof(me.host) - 1);
+    boot->exchange(&me, sizeof(me), all);
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
+        memcpy(hosts[r], all[r].host, sizeof(hosts[r]));
+        hosts[r][sizeof(hosts[r]) - 1] = 0;
+        for (int ch = 0; ch < 2; ch++) { /* one at a time: FI_AV_TABLE numbers them in order */
+            int rc = fi_av_insert(av, all[r].name[ch], 1, &GASNETC_OFI_PEER(r, ch), 0, NULL);
+            if (rc != 1) gasnetc_ofi_fail("fi_av_insert", rc < 0 ? rc : -FI_EINVAL, (long)r);
+        }
+    }
+    free(all);
+}
+
+static void say_provider(int noffers) {
+    struct fi_info *i = gasnetc_ofi_info;
+    const char *fp = getenv("FI_PROVIDER");
+    fprintf(stderr,
+            "ofi-conduit: provider %s (fabric %s, domain %s): %s%s%s, the first of %d offer(s) of FI_EP_RDM with "
+            "FI_MSG; multi-receive %s, inject up to %zu bytes, %s progress\n",
+            i->fabric_attr->prov_name, i->fabric_attr->name, i->domain_attr->name,
+            fp ? "FI_PROVIDER=" : "FI_PROVIDER unset", fp ? fp : "", "", noffers,
+            gasnetc_ofi_multi_recv ? "yes" : "no", gasnetc_ofi_inject_size,
+            i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual (polled)");
+}
+
+int gasnetc_network_init(gasneti_bootstrap_t *boot) {
+    if (gasneti_nbrhd_size == gasneti_nodes) return GASNET_OK; /* every peer a neighbor: PSHM only */
+    int noffers = 0;
+    gasnetc_ofi_info = select_provider(&noffers);
+    struct fi_info *info = gasnetc_ofi_info;
+    /* libfabric 1.17's utility layers mishandle 64 KiB messages into multi-receive
+     * buffers: ofi_rxm corrupts and then stalls them under load (test_rma, 4 ranks),
+     * ofi_rxd reports truncation (test_am): not used there by default */
+    const char *pn = info->fabric_attr->prov_name;
+    int layered = strstr(pn, "ofi_rxm") || strstr(pn, "ofi_rxd");
+    gasnetc_ofi_multi_recv = (info->caps & FI_MULTI_RECV) != 0 && gasneti_getenv_yesno("GASNET_OFI_MULTI_RECV", !layered);
+    gasnetc_ofi_inject_size = info->tx_attr->inject_size;
+    if (gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0)) say_provider(noffers);
+    int rc = fi_fabric(info->fabric_attr, &fabric, NULL);
+    if (rc) gasnetc_ofi_fail("fi_fabric", rc, -1);
+    if ((rc = fi_domain(fabric, info, &domain, NULL))) gasnetc_ofi_fail("fi_domain", rc, -1);
+    struct fi_av_attr av_attr;
+    memset(&av_attr, 0, sizeof(av_attr));
+    av_attr.type = FI_AV_TABLE;
+    av_attr.count = 2 * (size_t)gasneti_nodes;
+    if ((rc = fi_av_open(domain, &av_attr, &av, NULL))) gasnetc_ofi_fail("fi_av_open", rc, -1);
+    struct fi_cq_attr cq_attr;
+    memset(&cq_attr, 0, sizeof(cq_attr));
+    cq_attr.format = FI_CQ_FORMAT_DATA;
+    cq_attr.wait_obj = FI_WAIT_NONE;
+    cq_attr.size = 4096;
+    if ((rc = fi_cq_open(domain, &cq_attr, &gasnetc_ofi_cq, NULL))) gasnetc_ofi_fail("fi_cq_open", rc, -1);
+    open_endpoint(GASNETC_CH_REQ, boot->jobid);
+    open_endpoint(GASNETC_CH_REP, boot->jobid);
+    exchange_names(boot);
+    gasnetc_ofi_am_init();
+    boot->barrier(); /* every rank's receives are posted before anyone sends */
+    return GASNET_OK;
+}
+
+int gasnetc_segment_register(void *addr, uintptr_t size) {
+    (void)addr, (void)size; /* no native RDMA yet */
+    return GASNET_OK;
+}
+
+/* Called on every exit path, possibly with the lock held by a thread that will never
+ * release it (a fatal error): then nothing is closed, the process leaves anyway. */
+void gasnetc_network_fini(void) {
+    if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return;
+    if (!gasnetc_ofi_am_fini()) return;
+    fi_close(&av->fid);
+    fi_close(&domain->fid);
+    fi_close(&fabric->fid);
+}

@@ -1,0 +1,56 @@
+/* ofi_internal.h: what the parts of ofi-conduit share. Layer: ofi-conduit, internal.
+ *   ofi_init.c   provider selection (fi_getinfo once), fabric, domain, the two endpoints,
+ *                address vector and completion queue; address exchange over the
+ *                bootstrap; shut-down; the one error reporter.
+ *   ofi_am.c     Active Messages over fi_send/fi_inject into pre-posted receive buffers.
+ *   other/gasneti_spawn_*.c  job start (gasnetrun_ofi), bootstrap collectives, exit.
+ * Every libfabric call of the conduit after start-up is made holding gasnetc_ofi_lock
+ * (PAR and PARSYNC), so the domain is opened with FI_THREAD_DOMAIN. */
+#ifndef OFI_INTERNAL_H
+#define OFI_INTERNAL_H
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+#include "gasneti_spawn.h"
+
+#if GASNETI_LOCKS
+#  include <pthread.h>
+extern pthread_mutex_t gasnetc_ofi_lock;
+#  define OFI_LOCK() pthread_mutex_lock(&gasnetc_ofi_lock)
+#  define OFI_UNLOCK() pthread_mutex_unlock(&gasnetc_ofi_lock)
+#  define OFI_TRYLOCK() (pthread_mutex_trylock(&gasnetc_ofi_lock) == 0)
+#else
+#  define OFI_LOCK() ((void)0)
+#  define OFI_UNLOCK() ((void)0)
+#  define OFI_TRYLOCK() 1
+#endif
+
+/* Two endpoints per process, so that requests and replies have separate receive buffers
+ * (a flood of requests never takes the buffers replies need): channel 0 carries requests
+ * (rank r's request endpoint is address 2r in the AV), channel 1 replies (2r+1). */
+enum { GASNETC_CH_REQ = 0, GASNETC_CH_REP = 1 };
+extern struct fi_info *gasnetc_ofi_info;
+extern struct fid_ep *gasnetc_ofi_ep[2];
+extern struct fid_cq *gasnetc_ofi_cq; /* both endpoints' sends and receives */
+extern fi_addr_t *gasnetc_ofi_addr;   /* [2 * gasneti_nodes] */
+#define GASNETC_OFI_PEER(rank, ch) gasnetc_ofi_addr[2 * (size_t)(rank) + (ch)]
+extern size_t gasnetc_ofi_inject_size; /* fi_inject up to this many bytes */
+extern int gasnetc_ofi_multi_recv;     /* FI_MULTI_RECV buffers, else one message per buffer */
+extern int gasnetc_ofi_up;             /* endpoints enabled (some peer is not a neighbor) */
+
+/* A libfabric call failed: print the call, fi_strerror's text, the peer (rank and host,
+ * peer < 0: none) and the provider, and end the job. */
+GASNETI_NORETURN GASNETI_COLD extern void gasnetc_ofi_fail(const char *call, ssize_t rc, long peer);
+/* the host a rank runs on (from the address exchange) */
+extern const char *gasnetc_ofi_host(gex_Rank_t rank);
+
+/* ofi_am.c: post the receive buffers (endpoints enabled); drain, close the endpoints and
+ * the completion queue at the end (0: not done, another thread holds the lock) */
+extern void gasnetc_ofi_am_init(void);
+extern int gasnetc_ofi_am_fini(void);
+
+#endif

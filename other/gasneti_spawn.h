@@ -1,0 +1,61 @@
+/* gasneti_spawn.h: the shared launcher and spawners of the network conduits that start
+ * their own jobs (udp, ofi): the launcher side (gasneti_spawn_launch.c: start N ranks
+ * locally, by ssh or by a custom command, serve their control connections, end the job),
+ * the rank side (gasneti_spawn_rank.c: connect back, the bootstrap collectives, exit and
+ * abort), and the launcher's command line (gasneti_run.c: amudprun, gasnetrun_ofi).
+ * Layer: other (launchers and spawners), internal.
+ *
+ * Variables naming a conduit use its upper-case name C (UDP, OFI): the launcher tells a
+ * process it is a rank by the environment
+ *   GASNET_C_MASTER=host:port   the launcher's control port
+ *   GASNET_C_RANK=r             this process's rank
+ *   GASNET_C_KEY=<16 hex>       the job key (fork-spawned ranks; removed once read), or
+ *   GASNET_C_KEY_STDIN=1        the key is the first line of stdin (ranks started by ssh
+ *                               or a custom command: never on a command line) */
+#ifndef GASNETI_SPAWN_H
+#define GASNETI_SPAWN_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* The job's random key, given by the launcher to its ranks only (never on a command
+ * line); a conduit may use it to authenticate its own traffic too (udp does). */
+extern uint64_t gasneti_spawn_key;
+
+/* The local address of this rank's control connection (getsockname): the interface that
+ * reaches the launcher (udp binds its datagram socket to it). */
+extern struct sockaddr_storage gasneti_spawn_ctrl_addr;
+extern socklen_t gasneti_spawn_ctrl_addrlen;
+
+/* ---- the control connection (TCP, rank <-> launcher) ----
+ * Each message: a ctrl_hdr_t, then len bytes. A rank's first message is HELLO (key and
+ * rank); a connection whose HELLO is wrong is closed and counted. The launcher answers
+ * INIT (uint32 job size, then the job id), then ENV (the launcher's environment as
+ * NUL-terminated "NAME=value" strings, applied by ranks not started by fork), and later:
+ * EXCH results (the contributions of all ranks to one collective, in rank order),
+ * ALL_EXITING, ABORT (int32 code). A rank sends EXCH (its contribution), EXITING (int32
+ * code: leaving normally), ABORT (int32 code: end the job). */
+enum { CTRL_HELLO = 1, CTRL_INIT, CTRL_ENV, CTRL_EXCH, CTRL_EXITING, CTRL_ALL_EXITING, CTRL_ABORT };
+typedef struct {
+    uint32_t type, len;
+} ctrl_hdr_t;
+typedef struct {
+    uint64_t key;
+    uint32_t rank, pad;
+} ctrl_hello_t;
+
+/* Run a whole job: start nranks copies of argv[0] with argv[1..] and serve them; returns
+ * the job's exit status. `launcher` names the launcher in messages ("amudprun");
+ * `conduit` is the conduit's upper-case name (the GASNET_C_* variables above). `spawn`:
+ * "L" or "local" (fork/exec here), "S" or "ssh", "C" or "custom" (GASNET_CSPAWN_CMD);
+ * "mpi" and "pmi" are refused with a message (not implemented yet). Prints its own
+ * errors (and returns non-zero). verbose: describe the launch on stderr. */
+extern int gasneti_spawn_launch(const char *launcher, const char *conduit, int nranks, const char *spawn, int argc,
+                                char **argv, int verbose);
+
+/* The spawner a launch uses when none is given on the command line: GASNET_<C>_SPAWNER,
+ * else GASNET_SPAWNER, else GASNET_SPAWNFN, else "ssh" when hostlist_means_ssh and
+ * GASNET_SSH_SERVERS is set, else "L". */
+extern const char *gasneti_spawn_default(const char *conduit, int hostlist_means_ssh);
+
+#endif

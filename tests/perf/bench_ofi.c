@@ -1,0 +1,95 @@
+/* tests/perf/bench_ofi.c - ofi-conduit against libfabric's own fi_pingpong on the same
+ * provider (run by `make bench` through gasnetrun_ofi -n 2 with GASNET_SUPERNODE_MAXSIZE=1,
+ * so every AM crosses libfabric). Layer: tests (client code).
+ * The baseline figures come from fi_pingpong -e rdm, run by tests/perf/run-bench just
+ * before this program on the same provider (FI_PROVIDER), in the environment:
+ *   OFI_PP_RTT_US   8-byte round trip, us: twice fi_pingpong's "usec/xfer", which is
+ *                   one-way (its elapsed time / (2 x iterations), checked by timing it)
+ *   OFI_PP_1M_BW    1 MiB ping-pong bandwidth, MB/s (its MB/sec column)
+ * Without them no ratio is printed (the figures alone are).
+ *   am_short_rtt      gex_AM_RequestShort0, replied with gex_AM_ReplyShort0, the
+ *                     initiator polls. Target <= 1.3 x the fi_pingpong round trip.
+ *   put_8_lat, get_8_lat  blocking 8-byte gex_RMA_PutBlocking / GetBlocking (AM-based:
+ *                     ofi-conduit has no native RDMA yet), us per operation.
+ *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait, MB/s.
+ * Each figure is the best of BENCH_RUNS runs. */
+#include "bench_pingpong.h"
+
+#define RTT_ITERS 20000L
+#define LAT_ITERS 5000L
+#define BW_BYTES (1u << 20)
+#define PUT_COUNT 64
+
+
+static double rma_lat(const bench_job_t *j, int get) {
+    uint64_t v = 42, w = 0;
+    bench_barrier(j);
+    uint64_t t0 = bench_now_ns();
+    if (j->me == 0) {
+        for (long i = 0; i < LAT_ITERS; i++) {
+            if (get) {
+                gex_RMA_GetBlocking(j->tm, &w, 1, j->peer_seg, 8, 0);
+            } else {
+                v = (uint64_t)i;
+                gex_RMA_PutBlocking(j->tm, 1, j->peer_seg, &v, 8, 0);
+            }
+        }
+        if (get && w != (uint64_t)(LAT_ITERS - 1)) bench_fail(j, "get_8_lat: the value read back is wrong");
+    }
+    double us = (double)(bench_now_ns() - t0) / LAT_ITERS / 1000.0;
+    bench_barrier(j);
+    return us;
+}
+
+static double put_bw(const bench_job_t *j, char *buf) {
+    bench_barrier(j);
+    uint64_t t0 = bench_now_ns();
+    if (j->me == 0) {
+        for (int i = 0; i < PUT_COUNT; i++)
+            gex_RMA_PutNBI(j->tm, 1, (char *)j->peer_seg + 64, buf, BW_BYTES, GEX_EVENT_DEFER, 0);
+        gex_NBI_Wait(GEX_EC_PUT, 0);
+    }
+    double s = (double)(bench_now_ns() - t0) * 1e-9;
+    bench_barrier(j);
+    return (double)PUT_COUNT * BW_BYTES / s / 1e6;
+}
+
+static double env_figure(const char *name) {
+    const char *v = getenv(name);
+    char *end;
+    double d = v && *v ? strtod(v, &end) : 0;
+    return v && *v && !*end && d > 0 ? d : 0;
+}
+
+int main(int argc, char **argv) {
+    gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS};
+    bench_job_t j;
+    bench_init(&j, &argc, &argv, "BENCH_OFI", 2 * BW_BYTES, h, 2);
+    char *buf = malloc(BW_BYTES);
+    if (!buf) bench_fail(&j, "out of memory");
+    memset(buf, 1, BW_BYTES);
+    double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0;
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double a = bench_am_rtt(&j, RTT_ITERS), p = rma_lat(&j, 0), g = rma_lat(&j, 1), b = put_bw(&j, buf);
+        if (a < best_rtt) best_rtt = a;
+        if (p < best_put) best_put = p;
+        if (g < best_get) best_get = g;
+        if (b > best_bw) best_bw = b;
+    }
+    if (j.me == 0) {
+        const char *prov = getenv("FI_PROVIDER");
+        double pp_rtt = env_figure("OFI_PP_RTT_US"), pp_bw = env_figure("OFI_PP_1M_BW");
+        printf("# provider: %s\n", prov ? prov : "(libfabric's default)");
+        if (pp_rtt) bench_print("fi_pingpong_8_rtt", pp_rtt, "us");
+        bench_print("am_short_rtt", best_rtt, "us");
+        if (pp_rtt) bench_ratio("am_short_rtt_vs_fi_pingpong", best_rtt / pp_rtt, 1, 1.3);
+        else printf("# no fi_pingpong figure (OFI_PP_RTT_US): no ratio\n");
+        bench_print("put_8_lat", best_put, "us");
+        bench_print("get_8_lat", best_get, "us");
+        if (pp_bw) bench_print("fi_pingpong_1m_bw", pp_bw, "MB/s");
+        bench_print("put_1m_bw", best_bw, "MB/s");
+    }
+    free(buf);
+    bench_finish(&j);
+    return 0;
+}
