@@ -29,7 +29,8 @@
 #  error "GASNETC_NAME (\"smp\") and GASNETC_NAME_UPPER (\"SMP\") must be defined by the conduit"
 #endif
 /* GASNETC_NATIVE_PUT / _GET: 1 if the conduit moves RMA data to non-neighbors itself
- *   (gasnetc_put_nb / gasnetc_get_nb below exist); 0 uses the AM-based reference.
+ *   (gasnetc_put / gasnetc_get below exist, used while gasnetc_rma_native is 1, which
+ *   the conduit decides at run time); 0 uses the AM-based reference.
  * GASNETC_NATIVE_AMO: 1 if gasnetc_amo_* exist (remote atomics offload).
  * GASNETC_NBRHD_ONLY: 1 if every peer is always a neighbor (no network at all);
  *   then gasnetc_am_send is never called.
@@ -132,6 +133,13 @@ extern int gasnetc_poll(void);
  * gasneti_counter_done(lc) once the put's source may be reused (lc may be NULL,
  * meaning the call returns only when the source may be reused).
  * --------------------------------------------------------------------------------- */
+#if GASNETC_NATIVE_PUT || GASNETC_NATIVE_GET
+/* 1 once the conduit found at run time that it can do RDMA to every non-neighbor (set
+ * collectively, at the latest by gasnetc_segment_register, the same on every rank);
+ * 0: the AM reference serves every peer, as if the knobs were 0 (a provider without
+ * RDMA, or a knob of the conduit's turned it off). */
+extern int gasnetc_rma_native;
+#endif
 #if GASNETC_NATIVE_PUT
 extern int gasnetc_put(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                        gasneti_counter_t *lc, gasneti_counter_t *rc, gex_Flags_t flags);

@@ -17,7 +17,7 @@
 static int put_start(gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *lc, gasneti_counter_t *rc,
                      gex_Flags_t flags) {
 #if GASNETC_NATIVE_PUT
-    if (gasneti_nbrhd_index[jr] < 0) {
+    if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native) {
         gasneti_counter_add(rc);
         if (lc) gasneti_counter_add(lc);
         int err = gasnetc_put(jr, dest, src, n, lc, rc, flags);
@@ -34,7 +34,7 @@ static int put_start(gex_Rank_t jr, void *dest, const void *src, size_t n, gasne
 
 static int get_start(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done, gex_Flags_t flags) {
 #if GASNETC_NATIVE_GET
-    if (gasneti_nbrhd_index[jr] < 0) {
+    if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native) {
         gasneti_counter_add(done);
         int rc = gasnetc_get(dest, jr, src, n, done, flags);
         if (rc) gasneti_counter_done(done);

@@ -170,7 +170,10 @@ GASNETI_COLD static void cq_error(void) {
     if (err.err == FI_ECANCELED) return;
     long peer = -1;
     const char *what = "a completion";
-    if (err.flags & FI_SEND) {
+    if (err.flags & FI_RMA) {
+        peer = gasnetc_ofi_rma_peer(err.op_context);
+        what = (err.flags & FI_READ) ? "fi_read (completion)" : "fi_write (completion)";
+    } else if (err.flags & FI_SEND) {
         slot_t *s = (slot_t *)err.op_context;
         peer = s ? (long)s->dest : -1;
         what = "fi_send (completion)";
@@ -240,6 +243,10 @@ static int ofi_poll(int nested) {
     if (got == -FI_EAVAIL) cq_error();
     else if (got < 0 && got != -FI_EAGAIN) gasnetc_ofi_fail("fi_cq_read", got, -1);
     for (ssize_t k = 0; k < got; k++) {
+        if (e[k].flags & FI_RMA) { /* fi_write / fi_read (ofi_rma.c) */
+            gasnetc_ofi_rma_done(e[k].op_context);
+            continue;
+        }
         if (e[k].flags & FI_SEND) {
             free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
             continue;
@@ -440,8 +447,10 @@ int gasnetc_ofi_am_fini(void) {
             fi_cq_readerr(gasnetc_ofi_cq, &err, 0);
             continue;
         }
-        for (ssize_t k = 0; k < got; k++)
-            if (e[k].flags & FI_SEND) free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
+        for (ssize_t k = 0; k < got; k++) {
+            if (e[k].flags & FI_RMA) gasnetc_ofi_rma_done(e[k].op_context);
+            else if (e[k].flags & FI_SEND) free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
+        }
     }
     for (int ch = 0; ch < 2; ch++) fi_close(&gasnetc_ofi_ep[ch]->fid);
     fi_close(&gasnetc_ofi_cq->fid);

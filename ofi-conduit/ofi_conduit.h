@@ -1,8 +1,9 @@
 /* ofi_conduit.h: ofi-conduit's limits and capability knobs (see conduit_contract.h).
  * Layer: ofi-conduit (installed). AMs to non-neighbors travel as libfabric messages
  * (fi_send/fi_inject on reliable-datagram endpoints, ofi_am.c) through whichever provider
- * libfabric offers (FI_PROVIDER chooses); neighbors use the core's PSHM. No native RDMA
- * yet: RMA to non-neighbors is the extended layer's AM-based reference. */
+ * libfabric offers (FI_PROVIDER chooses); neighbors use the core's PSHM. RMA to
+ * non-neighbors: fi_write/fi_read into the registered segment when the provider has
+ * FI_RMA (ofi_rma.c), else the extended layer's AM-based reference. No native atomics. */
 #ifndef OFI_CONDUIT_H
 #define OFI_CONDUIT_H
 
@@ -13,8 +14,8 @@
 #define GASNETC_NAME_UPPER "OFI"
 
 #define GASNETC_NBRHD_ONLY 0
-#define GASNETC_NATIVE_PUT 0
-#define GASNETC_NATIVE_GET 0
+#define GASNETC_NATIVE_PUT 1 /* ofi_rma.c, when the provider has FI_RMA (gasnetc_rma_native) */
+#define GASNETC_NATIVE_GET 1
 #define GASNETC_NATIVE_AMO 0
 /* What clients see (the same on every conduit). */
 #define GASNETC_MAX_MEDIUM 65536

@@ -8,7 +8,8 @@
  * "udp;ofi_rxd"); of what it offers for reliable-datagram endpoints (FI_EP_RDM) with
  * messages (FI_MSG), in its own order of preference (fastest first), the first is used.
  * A job spanning hosts asks for FI_REMOTE_COMM too (shm only reaches this host).
- * FI_MULTI_RECV is used when the provider has it. Memory registration: no FI_MR_LOCAL
+ * FI_RMA (native RMA, ofi_rma.c) and FI_MULTI_RECV are asked for, and dropped in that
+ * order (one more fi_getinfo each) when no provider offers them. Memory registration: no FI_MR_LOCAL
  * (providers that need local registration of message buffers are not chosen). */
 #include "conduit_contract.h"
 #include "ofi_internal.h"
@@ -28,7 +29,8 @@ int gasnetc_ofi_multi_recv;
 int gasnetc_ofi_up;
 
 static struct fid_fabric *fabric;
-static struct fid_domain *domain;
+struct fid_domain *gasnetc_ofi_domain;
+static gasneti_bootstrap_t *the_boot;
 static struct fid_av *av;
 static char (*hosts)[64];
 
@@ -54,11 +56,15 @@ static struct fi_info *select_provider(int *noffers) {
     struct fi_info *hints = fi_allocinfo(), *list = NULL;
     if (!hints) gasneti_fatalerror("ofi-conduit: fi_allocinfo: out of memory");
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG | FI_MULTI_RECV | (gasneti_host_set_size > 1 ? FI_REMOTE_COMM : 0);
+    hints->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | (gasneti_host_set_size > 1 ? FI_REMOTE_COMM : 0);
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    if (rc == -FI_ENODATA) { /* none with RDMA: RMA by AMs */
+        hints->caps &= ~(uint64_t)FI_RMA;
+        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    }
     if (rc == -FI_ENODATA) { /* none with multi-receive: one message per receive buffer */
         hints->caps &= ~(uint64_t)FI_MULTI_RECV;
         rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
@@ -79,7 +85,7 @@ static struct fi_info *select_provider(int *noffers) {
 
 static void open_endpoint(int ch, const char *jobid) {
     struct fi_info *info = gasnetc_ofi_info;
-    int rc = fi_endpoint(domain, info, &gasnetc_ofi_ep[ch], NULL);
+    int rc = fi_endpoint(gasnetc_ofi_domain, info, &gasnetc_ofi_ep[ch], NULL);
     if (rc) gasnetc_ofi_fail("fi_endpoint", rc, -1);
     if (!strcmp(info->fabric_attr->prov_name, "shm")) {
         /* shm names its shared-memory object after the endpoint: a name of this job, so
@@ -138,15 +144,17 @@ static void say_provider(int noffers) {
     const char *fp = getenv("FI_PROVIDER");
     fprintf(stderr,
             "ofi-conduit: provider %s (fabric %s, domain %s): %s%s%s, the first of %d offer(s) of FI_EP_RDM with "
-            "FI_MSG; multi-receive %s, inject up to %zu bytes, %s progress\n",
+            "FI_MSG; RDMA %s, multi-receive %s, inject up to %zu bytes, %s progress\n",
             i->fabric_attr->prov_name, i->fabric_attr->name, i->domain_attr->name,
             fp ? "FI_PROVIDER=" : "FI_PROVIDER unset", fp ? fp : "", "", noffers,
+            !(i->caps & FI_RMA) ? "no (RMA by AMs)" : gasneti_getenv_yesno("GASNET_OFI_RMA", 1) ? "yes (fi_write/fi_read)" : "off (GASNET_OFI_RMA=0)",
             gasnetc_ofi_multi_recv ? "yes" : "no", gasnetc_ofi_inject_size,
             i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual (polled)");
 }
 
 int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasneti_nbrhd_size == gasneti_nodes) return GASNET_OK; /* every peer a neighbor: PSHM only */
+    the_boot = boot;
     int noffers = 0;
     gasnetc_ofi_info = select_provider(&noffers);
     struct fi_info *info = gasnetc_ofi_info;
@@ -160,18 +168,18 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0)) say_provider(noffers);
     int rc = fi_fabric(info->fabric_attr, &fabric, NULL);
     if (rc) gasnetc_ofi_fail("fi_fabric", rc, -1);
-    if ((rc = fi_domain(fabric, info, &domain, NULL))) gasnetc_ofi_fail("fi_domain", rc, -1);
+    if ((rc = fi_domain(fabric, info, &gasnetc_ofi_domain, NULL))) gasnetc_ofi_fail("fi_domain", rc, -1);
     struct fi_av_attr av_attr;
     memset(&av_attr, 0, sizeof(av_attr));
     av_attr.type = FI_AV_TABLE;
     av_attr.count = 2 * (size_t)gasneti_nodes;
-    if ((rc = fi_av_open(domain, &av_attr, &av, NULL))) gasnetc_ofi_fail("fi_av_open", rc, -1);
+    if ((rc = fi_av_open(gasnetc_ofi_domain, &av_attr, &av, NULL))) gasnetc_ofi_fail("fi_av_open", rc, -1);
     struct fi_cq_attr cq_attr;
     memset(&cq_attr, 0, sizeof(cq_attr));
     cq_attr.format = FI_CQ_FORMAT_DATA;
     cq_attr.wait_obj = FI_WAIT_NONE;
     cq_attr.size = 4096;
-    if ((rc = fi_cq_open(domain, &cq_attr, &gasnetc_ofi_cq, NULL))) gasnetc_ofi_fail("fi_cq_open", rc, -1);
+    if ((rc = fi_cq_open(gasnetc_ofi_domain, &cq_attr, &gasnetc_ofi_cq, NULL))) gasnetc_ofi_fail("fi_cq_open", rc, -1);
     open_endpoint(GASNETC_CH_REQ, boot->jobid);
     open_endpoint(GASNETC_CH_REP, boot->jobid);
     exchange_names(boot);
@@ -181,8 +189,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
 }
 
 int gasnetc_segment_register(void *addr, uintptr_t size) {
-    (void)addr, (void)size; /* no native RDMA yet */
-    return GASNET_OK;
+    if (!the_boot) return GASNET_OK; /* every peer a neighbor (on every rank) */
+    return gasnetc_ofi_rma_register(the_boot, addr, size);
 }
 
 /* Called on every exit path, possibly with the lock held by a thread that will never
@@ -190,7 +198,8 @@ int gasnetc_segment_register(void *addr, uintptr_t size) {
 void gasnetc_network_fini(void) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return;
     if (!gasnetc_ofi_am_fini()) return;
+    gasnetc_ofi_rma_fini();
     fi_close(&av->fid);
-    fi_close(&domain->fid);
+    fi_close(&gasnetc_ofi_domain->fid);
     fi_close(&fabric->fid);
 }

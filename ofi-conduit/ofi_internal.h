@@ -2,7 +2,9 @@
  *   ofi_init.c   provider selection (fi_getinfo once), fabric, domain, the two endpoints,
  *                address vector and completion queue; address exchange over the
  *                bootstrap; shut-down; the one error reporter.
- *   ofi_am.c     Active Messages over fi_send/fi_inject into pre-posted receive buffers.
+ *   ofi_am.c     Active Messages over fi_send/fi_inject into pre-posted receive buffers;
+ *                the completion queue's poll.
+ *   ofi_rma.c    native RMA: fi_write/fi_read into the segment registered at attach.
  *   other/gasneti_spawn_*.c  job start (gasnetrun_ofi), bootstrap collectives, exit.
  * Every libfabric call of the conduit after start-up is made holding gasnetc_ofi_lock
  * (PAR and PARSYNC), so the domain is opened with FI_THREAD_DOMAIN. */
@@ -14,6 +16,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
 #include "gasneti_spawn.h"
 
@@ -34,6 +37,7 @@ extern pthread_mutex_t gasnetc_ofi_lock;
  * (rank r's request endpoint is address 2r in the AV), channel 1 replies (2r+1). */
 enum { GASNETC_CH_REQ = 0, GASNETC_CH_REP = 1 };
 extern struct fi_info *gasnetc_ofi_info;
+extern struct fid_domain *gasnetc_ofi_domain;
 extern struct fid_ep *gasnetc_ofi_ep[2];
 extern struct fid_cq *gasnetc_ofi_cq; /* both endpoints' sends and receives */
 extern fi_addr_t *gasnetc_ofi_addr;   /* [2 * gasneti_nodes] */
@@ -52,5 +56,12 @@ extern const char *gasnetc_ofi_host(gex_Rank_t rank);
  * the completion queue at the end (0: not done, another thread holds the lock) */
 extern void gasnetc_ofi_am_init(void);
 extern int gasnetc_ofi_am_fini(void);
+/* ofi_rma.c: register the segment and exchange keys (collective; from
+ * gasnetc_segment_register), a completion of an fi_write/fi_read (lock held), the peer of
+ * one (error reports), and closing the registration */
+extern int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintptr_t size);
+extern void gasnetc_ofi_rma_done(void *context);
+extern long gasnetc_ofi_rma_peer(void *context);
+extern void gasnetc_ofi_rma_fini(void);
 
 #endif

@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
     test_attach(GASNET_PAGESIZE);
     const char *bp = getenv("GASNET_RMA_NBRHD_BYPASS");
     const int bypass_off = bp && (bp[0] == '0' || bp[0] == 'n' || bp[0] == 'N');
-    int rma_by_am = bypass_off;
+    int rma_by_am = bypass_off, network_peer = 0;
     const char *dp = getenv("GASNET_PSHM_NETWORK_DEPTH");
     long depth = 2, want = dp ? atol(dp) : 32;
     while (depth < want) depth <<= 1; /* the queues' depth is rounded up to a power of two */
@@ -110,7 +110,16 @@ int main(int argc, char **argv) {
         gex_System_QueryNbrhdInfo(&nb, &nbn, NULL);
         gex_Rank_t other = test_rank == S ? T : S; /* (the relation is symmetric) */
         for (i = 0; i < nbn && nb[i].gex_jobrank != other; i++) {}
-        if (i == nbn) rma_by_am = 1;
+#if GASNETC_NATIVE_PUT && GASNETC_NATIVE_GET
+        /* unless the conduit reaches it by RDMA, without its help (ofi: GASNET_OFI_RMA=0
+         * turns that off; the test assumes a provider with FI_RMA) */
+        const char *nr = getenv("GASNET_" GASNETC_NAME_UPPER "_RMA");
+        const int native = !(nr && (nr[0] == '0' || nr[0] == 'n' || nr[0] == 'N'));
+#else
+        const int native = 0;
+#endif
+        network_peer = i == nbn;
+        if (network_peer && !native) rma_by_am = 1;
     }
     void *tseg = NULL;
     CHECK_EQ(gex_Segment_QueryBound(test_tm, T, &tseg, NULL, NULL), 0);
@@ -200,7 +209,7 @@ int main(int argc, char **argv) {
         if (T != S) {
             send_signal((pid_t)tpid, (int)k_echo);
             ok = wait_signal(); /* not polling: replies stay in my queue */
-            if (rma_by_am && !bypass_off) /* a network peer: its reply window is the conduit's */
+            if (network_peer && !bypass_off) /* a network peer: its reply window is the conduit's */
                 CHECKF(ok > 0 && ok <= k_echo, "%ld of %ld replies accepted", ok, k_echo);
             else
                 CHECKF(ok == (k_echo < depth ? k_echo : depth),

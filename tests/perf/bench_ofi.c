@@ -9,8 +9,8 @@
  * Without them no ratio is printed (the figures alone are).
  *   am_short_rtt      gex_AM_RequestShort0, replied with gex_AM_ReplyShort0, the
  *                     initiator polls. Target <= 1.3 x the fi_pingpong round trip.
- *   put_8_lat, get_8_lat  blocking 8-byte gex_RMA_PutBlocking / GetBlocking (AM-based:
- *                     ofi-conduit has no native RDMA yet), us per operation.
+ *   put_8_lat, get_8_lat  blocking 8-byte gex_RMA_PutBlocking / GetBlocking (fi_write /
+ *                     fi_read where the provider has FI_RMA), us per operation.
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait, MB/s.
  * Each figure is the best of BENCH_RUNS runs. */
 #include "bench_pingpong.h"
