@@ -1,9 +1,8 @@
 /* gasnetex.h: the GASNet-EX client API (spec: gasnet-ex-api-v0.8).
  * Layer: public. Object creation and queries are declared here; Active Messages are
  * in gasneti_am_api.h and RMA/events/barrier in gasnete_rma_api.h, both included below.
- * VIS is in gasnet_vis.h, remote atomics in gasnet_ratomic.h. Not yet available (their
- * headers fail at compile time with a message): collectives other than
- * gex_Coll_BarrierNB, memory kinds. */
+ * VIS is in gasnet_vis.h, remote atomics in gasnet_ratomic.h, collectives in
+ * gasnet_coll.h, memory kinds in gasnet_mk.h (host memory only in this build). */
 #ifndef GASNETEX_H
 #define GASNETEX_H
 
@@ -59,7 +58,13 @@ extern int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t
 extern int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size);
 extern int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
                                   uintptr_t *size_p);
+/* endpoints and segments beyond the primordial ones (gasnet_core/gasneti_ep.c; docs/endpoints.md) */
 extern int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t caps, gex_Flags_t flags);
+extern int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address, uintptr_t length,
+                              gex_MK_t kind, gex_Flags_t flags);
+extern void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags);
+extern int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags);
+extern int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags);
 
 extern gex_Rank_t gex_System_QueryJobRank(void);
 extern gex_Rank_t gex_System_QueryJobSize(void);
@@ -78,6 +83,9 @@ extern size_t gex_TM_Dup(gex_TM_t *new_tm_p, gex_TM_t orig_tm, void *scratch_add
                          gex_Flags_t flags);
 extern int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags);
 extern gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index);
+extern size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent_tm, gex_EP_Location_t *args,
+                            size_t numargs, gex_Addr_t *scratch_addrs, size_t scratch_size, gex_Flags_t flags);
+extern gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags);
 
 /* queries and client data: plain field reads */
 #define GASNETI_QUERY(ret, name, type, field) \
@@ -104,6 +112,7 @@ GASNETI_QUERY(gex_Client_t, gex_EP_QueryClient, gex_EP_t, _client)
 GASNETI_QUERY(gex_Flags_t, gex_EP_QueryFlags, gex_EP_t, _flags)
 GASNETI_QUERY(gex_Segment_t, gex_EP_QuerySegment, gex_EP_t, _segment)
 GASNETI_QUERY(gex_EP_Index_t, gex_EP_QueryIndex, gex_EP_t, _index)
+GASNETI_QUERY(gex_MK_t, gex_Segment_QueryKind, gex_Segment_t, _kind)
 #undef GASNETI_QUERY
 #undef GASNETI_CDATA
 

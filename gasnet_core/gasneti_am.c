@@ -42,7 +42,7 @@ static void debug_check_send(const gasneti_am_msg_t *m, gex_TM_t tm, gex_Rank_t 
         if (!lc_opt) gasneti_fatalerror("%s: lc_opt is NULL", call);
     }
     if (m->category == GASNETI_AM_LONG && m->nbytes) {
-        const gasneti_peerseg_t *s = &gasneti_peerseg[m->jobrank];
+        const gasneti_peerseg_t *s = gasneti_peerseg_of(m->jobrank, m->dst_ep);
         uintptr_t d = (uintptr_t)m->dest_addr, b = (uintptr_t)s->_owner_addr;
         if (!s->_size || d < b || d + m->nbytes > b + s->_size)
             gasneti_fatalerror("%s: destination [%p, %p) is outside the segment of rank %u [%p, %p)", call,
@@ -99,7 +99,8 @@ static void check_am_flags(const gasneti_am_msg_t *m) {
     if ((m->flags & (GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO)) == (GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO))
         gasneti_fatalerror("%s: flags 0x%x: GEX_FLAG_LC_COPY_YES and GEX_FLAG_LC_COPY_NO are mutually exclusive", call,
                            (unsigned)m->flags);
-    gasneti_check_seg_flags(m->jobrank, m->flags, m->src, m->nbytes, m->dest_addr, m->nbytes,
+    gasneti_check_seg_flags(gasneti_peerseg_of(gasneti_mynode, m->src_ep), gasneti_peerseg_of(m->jobrank, m->dst_ep),
+                            m->jobrank, m->flags, m->src, m->nbytes, m->dest_addr, m->nbytes,
                             m->category == GASNETI_AM_LONG, call);
 }
 #endif
@@ -111,12 +112,18 @@ static inline void seg_flags(gasneti_am_msg_t *m) {
     check_am_flags(m);
 #endif
     if (GASNETI_UNLIKELY(m->flags & GASNETI_FLAG_SEG_OFFSET)) {
-        if (m->flags & GEX_FLAG_SELF_SEG_OFFSET) m->src = gasneti_seg_offset_addr(gasneti_mynode, m->src);
-        if (m->flags & GEX_FLAG_PEER_SEG_OFFSET) m->dest_addr = gasneti_seg_offset_addr(m->jobrank, m->dest_addr);
+        if (m->flags & GEX_FLAG_SELF_SEG_OFFSET)
+            m->src = gasneti_seg_offset_addr(gasneti_peerseg_of(gasneti_mynode, m->src_ep), m->src);
+        if (m->flags & GEX_FLAG_PEER_SEG_OFFSET)
+            m->dest_addr = gasneti_seg_offset_addr(gasneti_peerseg_of(m->jobrank, m->dst_ep), m->dest_addr);
     }
 }
 
+/* the endpoints of a request to team member `rank` */
+#define SET_REQ_EPS(m, tm, rank) ((m)->dst_ep = (uint8_t)gasneti_tm_epidx(tm, rank), (m)->src_ep = (uint8_t)(tm)->_ep->_index)
+
 int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    SET_REQ_EPS(m, tm, rank);
     seg_flags(m);
     DEBUG_CHECK_SEND(m, tm, rank, lc_opt);
     return gasneti_am_send(m, lc_opt);
@@ -125,6 +132,7 @@ int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Ev
 /* A negotiated-payload request whose payload the client wrote into the same-host slot
  * claimed at Prepare (gasneti_am_prepare.c): the checks of a request, then publish. */
 int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, const gasneti_pshm_claim_t *c) {
+    SET_REQ_EPS(m, tm, rank);
     seg_flags(m);
     DEBUG_CHECK_SEND(m, tm, rank, GEX_EVENT_NOW);
     check_lengths(m);
@@ -155,6 +163,8 @@ int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt
 #endif
     token->replied = 1;
     m->jobrank = token->srcrank;
+    m->dst_ep = token->src_ep;
+    m->src_ep = (uint8_t)token->ep->_index;
     seg_flags(m);
     DEBUG_CHECK_SEND(m, NULL, 0, lc_opt);
     if (token->lane && LANE_FITS(m)) { /* into the request's own slot: always room */
@@ -234,6 +244,11 @@ void gasneti_bad_delivery(gex_Rank_t src, unsigned category, unsigned is_req, un
     gasneti_fatalerror("%s from rank %u with %u args for handler index %u (\"%s\"), which was registered with "
                        "flags 0x%x and %u args", call, (unsigned)src, nargs, handler, e->gex_name ? e->gex_name : "",
                        (unsigned)e->gex_flags, e->gex_nargs);
+}
+
+void gasneti_bad_endpoint(gex_Rank_t src, unsigned category, unsigned is_req, unsigned handler, unsigned dst_ep) {
+    gasneti_fatalerror("%s from rank %u (handler index %u) to endpoint %u of rank %u, which has no such endpoint",
+                       catname[category][is_req], (unsigned)src, handler, dst_ep, (unsigned)gasneti_mynode);
 }
 
 /* ---- progress ---- */

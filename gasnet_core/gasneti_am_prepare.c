@@ -177,6 +177,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
             sd->m.jobrank = jr, sd->m.category = GASNETI_AM_MEDIUM, sd->m.is_req = 1, sd->m.nargs = (uint8_t)numargs;
             sd->m.flags = flags & ~(GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC);
             sd->m.nbytes = most;
+            sd->m.dst_ep = (uint8_t)gasneti_tm_epidx(tm, rank), sd->m.src_ep = (uint8_t)tm->_ep->_index;
             void *at = gasneti_lanes_claim(&sd->m, idx, &sd->claim);
             if (!at) return GEX_AM_SRCDESC_NO_OP;
             sd->tm = tm, sd->rank = rank;
@@ -284,7 +285,7 @@ void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t pub, gex_AM_Index_t handle
     if (sd->claim.where == GASNETI_CLAIM_LANE && sd->m.category == GASNETI_AM_MEDIUM && sd->m.is_req &&
         nargs == sd->m.nargs && nbytes <= sd->pub._size && !(sd->m.flags & GASNETI_FLAG_SEG_OFFSET)) {
         gasneti_am_msg_t m = {sd->m.jobrank, GASNETI_AM_MEDIUM, 1, (uint8_t)nargs, handler, 0, args, sd->pub._addr,
-                              nbytes, NULL};
+                              nbytes, NULL, NULL, sd->m.dst_ep, sd->m.src_ep};
         GASNETI_TRACE_OP(GASNETI_TK_AMREQ_MEDIUM, m.jobrank, nbytes, handler);
         gasneti_lanes_commit(&sd->claim, &m);
         return;

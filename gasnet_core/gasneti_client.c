@@ -127,7 +127,6 @@ static int valid_client_name(const char *s) {
     return 1;
 }
 
-extern void gasneti_handlers_init(gex_EP_t ep);
 
 int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
                         const char *clientName, int *argc, char ***argv, gex_Flags_t flags) {
@@ -159,6 +158,7 @@ int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p,
     client->_tm0 = tm;
     ep->_client = client;
     ep->_index = 0;
+    ep->_caps = GEX_EP_CAPABILITY_ALL;
     ep->_handlers = xcalloc(256, sizeof(gex_AM_Entry_t));
     gasneti_handlers_init(ep);
     gasneti_handler_table = ep->_handlers;
@@ -169,6 +169,7 @@ int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p,
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) gasneti_peerseg[r]._nbr_delta = GASNETI_NOT_NBR;
     gasneti_client0 = client;
     gasneti_tm0 = tm;
+    gasneti_ep_init0(ep);
     gasneti_init_done = 1;
 
     gasneti_boot->barrier();
@@ -176,11 +177,6 @@ int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p,
     *ep_p = ep;
     *tm_p = tm;
     return GASNET_OK;
-}
-
-int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t caps, gex_Flags_t flags) {
-    (void)ep_p, (void)client, (void)caps, (void)flags;
-    gasneti_fatalerror("gex_EP_Create: multiple endpoints are not available in this release");
 }
 
 gex_Rank_t gex_System_QueryJobRank(void) { return gasneti_mynode; }
@@ -215,6 +211,16 @@ gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
     return gasneti_tm_jobrank(tm, rank);
 }
 
+gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
+    if (rank >= tm->_size)
+        gasneti_fatalerror("gex_TM_TranslateRankToEP: rank %u out of range (team size %u)", (unsigned)rank,
+                           (unsigned)tm->_size);
+    if (flags) gasneti_fatalerror("gex_TM_TranslateRankToEP: flags must be 0 (got 0x%x)", (unsigned)flags);
+    gex_EP_Location_t loc = {gasneti_tm_jobrank(tm, rank), gasneti_tm_epidx(tm, rank)};
+    return loc;
+}
+
+/* the first team rank on that process (a team may hold several of its endpoints) */
 gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
     if (!tm->_jobranks) return jobrank < tm->_size ? jobrank : GEX_RANK_INVALID;
     for (gex_Rank_t r = 0; r < tm->_size; r++)

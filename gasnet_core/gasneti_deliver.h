@@ -8,6 +8,8 @@
 
 extern void gasneti_bad_delivery(gex_Rank_t src, unsigned category, unsigned is_req, unsigned nargs, unsigned handler,
                                  const gex_AM_Entry_t *e) GASNETI_COLD GASNETI_NORETURN;
+extern void gasneti_bad_endpoint(gex_Rank_t src, unsigned category, unsigned is_req, unsigned handler,
+                                 unsigned dst_ep) GASNETI_COLD GASNETI_NORETURN;
 
 /* Handlers are called through the unprototyped gex_AM_Fn_t with the spec's argument
  * lists; A(n) expands to the first n arguments. */
@@ -40,11 +42,19 @@ extern void gasneti_bad_delivery(gex_Rank_t src, unsigned category, unsigned is_
 
 /* Run the handler of an arrived AM given field by field (so that a transport's receive
  * loop keeps them in registers; `lane` is the PSHM lane slot a request came through, or
- * NULL), and gasneti_am_deliver() given a network conduit's gasneti_am_recv_t. */
+ * NULL; dst_ep and src_ep the endpoint indices of receiver and sender), and
+ * gasneti_am_deliver() given a network conduit's gasneti_am_recv_t. */
 GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, unsigned is_req, unsigned nargs,
                                            gex_AM_Index_t handler, const gex_AM_Arg_t *a, void *buf,
-                                           size_t nbytes, struct gasneti_lane_reply_s *lane) {
+                                           size_t nbytes, struct gasneti_lane_reply_s *lane, unsigned dst_ep,
+                                           unsigned src_ep) {
+    gex_EP_t ep = gasneti_client0->_ep0;
     const gex_AM_Entry_t *e = &gasneti_handler_table[handler];
+    if (GASNETI_UNLIKELY(dst_ep != 0)) { /* another endpoint of this process */
+        ep = dst_ep < GASNET_MAXEPS ? gasneti_eps[dst_ep] : NULL;
+        if (!ep) gasneti_bad_endpoint(src, category, is_req, handler, dst_ep);
+        e = &ep->_handlers[handler];
+    }
     if (GASNETI_UNLIKELY(!e->gex_fnptr)) gasneti_bad_delivery(src, category, is_req, nargs, handler, e);
     if (GASNETI_DEBUG && handler >= GEX_AM_INDEX_BASE) {
         static const gex_Flags_t catflag[] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG};
@@ -54,7 +64,7 @@ GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, un
             gasneti_bad_delivery(src, category, is_req, nargs, handler, e);
     }
     GASNETI_TRACE_OP(is_req ? GASNETI_TK_AMRUN_REQ : GASNETI_TK_AMRUN_REP, src, nbytes, handler);
-    struct gasneti_token_s t = {src, gasneti_client0->_ep0, e, (uint8_t)is_req, category == GASNETI_AM_LONG, 0, lane};
+    struct gasneti_token_s t = {src, ep, e, (uint8_t)is_req, category == GASNETI_AM_LONG, 0, (uint8_t)src_ep, lane};
     gex_Token_t tok = &t, saved = gasneti_cur_token;
     gex_AM_Fn_t fn = e->gex_fnptr;
     gasneti_cur_token = tok;
@@ -72,10 +82,26 @@ GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
         return;
     }
     gasneti_deliver(m->srcrank, m->category, m->is_req, m->nargs, m->handler, m->args, m->payload, m->nbytes,
-                    NULL);
+                    NULL, m->dst_ep, m->src_ep);
 }
 
 #undef CASES
+
+/* For a conduit that checks what arrives before delivering it (a malformed or forged
+ * message must not run): NULL if endpoint dst_ep of this process exists, has the handler
+ * registered, and a Long's destination lies in its bound segment; else the reason. */
+GASNETI_ALWAYS_INLINE const char *gasneti_am_check_target(unsigned dst_ep, gex_AM_Index_t handler, unsigned category,
+                                                          uint64_t dest, size_t nbytes) {
+    gex_EP_t ep = dst_ep < GASNET_MAXEPS ? __atomic_load_n(&gasneti_eps[dst_ep], __ATOMIC_ACQUIRE) : NULL;
+    if (!ep) return "no such endpoint";
+    if (category == GASNETI_AM_LONG && nbytes) {
+        const gasneti_peerseg_t *s = gasneti_peerseg_of(gasneti_mynode, (gex_EP_Index_t)dst_ep);
+        uint64_t b = (uintptr_t)s->_owner_addr;
+        if (!s->_size || dest < b || dest + nbytes > b + s->_size) return "Long destination outside the segment";
+    }
+    if (!ep->_handlers[handler].gex_fnptr) return "unregistered handler";
+    return NULL;
+}
 /* ---- requests kept while only replies may run (gasneti_deferq.c), for network
  * conduits: a request that arrives while its receiver may run replies only is copied by
  * gasneti_defer_push (data 64-byte aligned, so a payload aligned in the message stays

@@ -32,6 +32,7 @@ static double now_sec(void) {
 }
 
 GASNETI_NORETURN static void leave(int code) {
+    gasneti_segments_fini();
     gasneti_trace_fini();
     if (!GASNETC_NBRHD_ONLY) gasnetc_network_fini();
     fflush(NULL);
@@ -73,6 +74,7 @@ static void on_exit_hook(int status, void *arg) {
     if (__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) return;
     fflush(NULL);
     exit_collectively(status);
+    gasneti_segments_fini();
     gasneti_trace_fini();
     if (!GASNETC_NBRHD_ONLY) gasnetc_network_fini();
     /* return: exit() goes on to flush stdio and leave with `status` */
@@ -82,6 +84,7 @@ static void on_exit_hook(int status, void *arg) {
 static void quit_handler(int sig) {
     (void)sig;
     gasneti_exiting = 1;
+    gasneti_segments_fini(); /* unlink(2) only */
     fflush(NULL); /* not async-signal-safe, but output is worth the risk; the launcher SIGKILLs if we hang */
     _exit(gasneti_boot->abort_code());
 }

@@ -125,7 +125,8 @@ void gasneti_frag_recv(const gasneti_am_recv_t *m) {
     }
     UNLOCK();
     if (!done) return;
-    gasneti_deliver(m->srcrank, m->category, m->is_req, m->nargs, m->handler, m->args, e->buf, e->total, NULL);
+    gasneti_deliver(m->srcrank, m->category, m->is_req, m->nargs, m->handler, m->args, e->buf, e->total, NULL,
+                    m->dst_ep, m->src_ep);
     if (e->category == GASNETI_AM_MEDIUM) free(e->buf);
     free(e);
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define GASNETI_STRINGIFY2(x) #x
 #define GASNETI_STRINGIFY(x) GASNETI_STRINGIFY2(x)
@@ -40,15 +41,20 @@ typedef struct {
     size_t nbytes;
     void *dest_addr;          /* Long: address in the target's address space */
     const gasneti_frag_t *frag; /* NULL, or: this is one piece of a bigger AM */
+    uint8_t dst_ep, src_ep;   /* endpoint indices (< GASNET_MAXEPS) of receiver and sender */
 } gasneti_am_msg_t;
 
-/* The meta word of a same-host slot (PSHM queues and lanes): category, is_req, nargs
- * and handler of an AM, a byte each, packed and unpacked arithmetically. */
-#define GASNETI_META(cat, is_req, nargs, handler) \
-    ((uint32_t)(cat) | (uint32_t)(is_req) << 8 | (uint32_t)(nargs) << 16 | (uint32_t)(handler) << 24)
-#define GASNETI_META_OF(m) GASNETI_META((m)->category, (m)->is_req, (m)->nargs, (m)->handler)
-#define GASNETI_META_CAT(w) ((unsigned)(w)&0xff)
-#define GASNETI_META_IS_REQ(w) ((unsigned)((w) >> 8) & 0xff)
+/* The meta word of a same-host slot (PSHM queues and lanes): category and receiving
+ * endpoint (2 + 6 bits), is_req and sending endpoint (1 + 7 bits), nargs and handler of
+ * an AM, a byte each, packed and unpacked arithmetically. */
+#define GASNETI_META(cat, is_req, nargs, handler, dst_ep, src_ep)                                         \
+    ((uint32_t)(cat) | (uint32_t)(dst_ep) << 2 | (uint32_t)(is_req) << 8 | (uint32_t)(src_ep) << 9 |     \
+     (uint32_t)(nargs) << 16 | (uint32_t)(handler) << 24)
+#define GASNETI_META_OF(m) GASNETI_META((m)->category, (m)->is_req, (m)->nargs, (m)->handler, (m)->dst_ep, (m)->src_ep)
+#define GASNETI_META_CAT(w) ((unsigned)(w)&3)
+#define GASNETI_META_DST_EP(w) ((unsigned)((w) >> 2) & 0x3f)
+#define GASNETI_META_IS_REQ(w) ((unsigned)((w) >> 8) & 1)
+#define GASNETI_META_SRC_EP(w) ((unsigned)((w) >> 9) & 0x7f)
 #define GASNETI_META_NARGS(w) ((unsigned)((w) >> 16) & 0xff)
 #define GASNETI_META_HANDLER(w) ((gex_AM_Index_t)((w) >> 24))
 
@@ -61,6 +67,7 @@ typedef struct {
     void *payload;            /* Medium: the data; Long: dest_addr (data already there) */
     size_t nbytes;
     const gasneti_frag_t *frag; /* as the sender's gasneti_am_msg_t had it */
+    uint8_t dst_ep, src_ep;     /* as the sender's gasneti_am_msg_t had them */
 } gasneti_am_recv_t;
 
 /* Medium payload bytes a PSHM lane slot carries (gasneti_pshm_lanes.c); a reply to a
@@ -70,9 +77,10 @@ struct gasneti_lane_reply_s;
 
 struct gasneti_token_s {
     gex_Rank_t srcrank;
-    gex_EP_t ep;
+    gex_EP_t ep;                 /* the receiving endpoint */
     const gex_AM_Entry_t *entry;
     uint8_t is_req, is_long, replied;
+    uint8_t src_ep;              /* the sender's endpoint index (where a reply goes) */
     struct gasneti_lane_reply_s *lane;
 };
 
@@ -108,6 +116,7 @@ enum {
     GASNETI_HIDX_VIS_GET_REP,
     GASNETI_HIDX_VIS_PEER,
     GASNETI_HIDX_COLL,
+    GASNETI_HIDX_AMRMA_PUTM_REQ,
     GASNETI_HIDX_LAST
 };
 #define GASNETI_NARGS_ANY (~0u) /* legacy registrations: any argument count */
@@ -123,6 +132,17 @@ extern gex_Rank_t gasneti_nbrhd_set_size, gasneti_nbrhd_set_rank, gasneti_host_s
 extern int32_t *gasneti_nbrhd_index; /* [gasneti_nodes]: index in my neighborhood, or -1 */
 extern gex_Client_t gasneti_client0;
 extern gex_AM_Entry_t *gasneti_handler_table; /* the primordial endpoint's */
+extern gex_EP_t gasneti_eps[GASNET_MAXEPS];    /* this process's endpoints by index (gasneti_ep.c) */
+extern void gasneti_handlers_init(gex_EP_t ep); /* the library's handlers into a new endpoint's table */
+extern void gasneti_ep_init0(gex_EP_t ep);      /* the primordial endpoint, at gex_Client_Init */
+extern void gasneti_segments_fini(void);        /* at exit: shared-memory names still linked are removed */
+/* one endpoint's bound segment as gex_EP_PublishBoundSegment exchanges it */
+typedef struct {
+    uint64_t addr, size;
+    uint32_t jobrank, ep, seg_id, shm; /* shm: neighbours map it (name from jobrank and seg_id) */
+} gasneti_segpub_t;
+extern void gasneti_ep_publish_local(gex_EP_t ep, gasneti_segpub_t *rec);
+extern void gasneti_ep_publish_record(const gasneti_segpub_t *rec);
 extern int gasneti_init_done, gasneti_attach_done;
 extern uintptr_t gasneti_max_local_segsize, gasneti_max_global_segsize;
 
@@ -146,12 +166,16 @@ extern void *gasneti_lanes_claim(const gasneti_am_msg_t *m, int32_t nbrhd_idx, g
 extern void gasneti_lanes_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m);
 extern int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, const gasneti_pshm_claim_t *c);
 extern size_t gasneti_pshm_max_medium;
-/* A same-host Long: the sender copies the payload straight into the target's segment,
- * which every neighbor maps (at _pshm_delta from the target's own address). */
-#define gasneti_pshm_copy_long(m)                                                                         \
-    ((m)->nbytes ? (void)memcpy((void *)((uintptr_t)(m)->dest_addr + gasneti_peerseg[(m)->jobrank]._pshm_delta), \
-                                (m)->src, (m)->nbytes)                                                    \
-                 : (void)0)
+/* A same-host Long: the sender copies the payload straight into the target endpoint's
+ * segment, which every neighbor maps (at _pshm_delta from the target's own address),
+ * unless the client gave the memory (gex_Segment_Create): not reachable that way. */
+extern void gasneti_pshm_unmapped_long(const gasneti_am_msg_t *m) GASNETI_COLD GASNETI_NORETURN;
+GASNETI_ALWAYS_INLINE void gasneti_pshm_copy_long(const gasneti_am_msg_t *m) {
+    if (!m->nbytes) return;
+    intptr_t d = gasneti_peerseg_of(m->jobrank, m->dst_ep)->_pshm_delta;
+    if (GASNETI_UNLIKELY(d == GASNETI_NOT_NBR)) gasneti_pshm_unmapped_long(m);
+    memcpy((void *)((uintptr_t)m->dest_addr + d), m->src, m->nbytes);
+}
 /* lanes (gasneti_pshm_lanes.c): the per-pair fast path, on when gasneti_lanes_on */
 extern int gasneti_lanes_on;
 extern size_t gasneti_lanes_bytes(gex_Rank_t nbrhd_size, uint64_t lane_depth);
@@ -226,12 +250,14 @@ extern GASNETI_THREADLOCAL const char *gasneti_prepare_pending;
 /* the token may send a reply now (gasneti_am.c) */
 extern void gasneti_check_reply_token(gex_Token_t token, const char *call);
 /* Segment-disposition flags of one call (gasneti_segment.c), with the addresses as the
+ * client passed them and the bound segments of the local and the peer endpoint
  * client passed them (a *_SEG_OFFSET argument still an offset): at most one SELF and one
  * PEER flag; SOME/BOUND/OFFSET ranges inside the segment (we have one per process); BOUND
  * or OFFSET needs a bound segment. The peer range must be in the peer's segment whatever
  * the flag (PEER_SEG_BOUND is the default). peer_allowed 0 (an AM Medium, say): any PEER
  * flag is an error and peer_addr is not looked at. Zero lengths skip the range checks. */
-extern void gasneti_check_seg_flags(gex_Rank_t jobrank, gex_Flags_t flags, const void *self_addr, size_t self_len,
+extern void gasneti_check_seg_flags(const gasneti_peerseg_t *self_seg, const gasneti_peerseg_t *peer_seg,
+                                    gex_Rank_t jobrank, gex_Flags_t flags, const void *self_addr, size_t self_len,
                                     const void *peer_addr, size_t peer_len, int peer_allowed, const char *call);
 #  define GASNETI_CHECK_NOT_IN_HANDLER(call)                                                                  \
       do {                                                                                                    \

@@ -246,7 +246,8 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
         else
             buf = (void *)(uintptr_t)s->dest;
         gasneti_deliver(s->src, cat, GASNETI_META_IS_REQ(meta), GASNETI_META_NARGS(meta),
-                        GASNETI_META_HANDLER(meta), s->args, buf, s->nbytes, NULL);
+                        GASNETI_META_HANDLER(meta), s->args, buf, s->nbytes, NULL, GASNETI_META_DST_EP(meta),
+                        GASNETI_META_SRC_EP(meta));
         __atomic_store_n(&r->hdr->released, pos + 1, __ATOMIC_RELEASE);
         n++;
     }

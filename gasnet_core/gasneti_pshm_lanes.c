@@ -141,7 +141,7 @@ GASNETI_ALWAYS_INLINE void deliver_slot(const lslot_t *s, uint64_t w, gex_Rank_t
         buf = cat == GASNETI_AM_MEDIUM ? (void *)s->data : (void *)(uintptr_t)s->dest;
     }
     gasneti_deliver(src, cat, GASNETI_META_IS_REQ(w), GASNETI_META_NARGS(w), GASNETI_META_HANDLER(w), s->args, buf,
-                    nbytes, r);
+                    nbytes, r, GASNETI_META_DST_EP(w), GASNETI_META_SRC_EP(w));
 }
 
 /* Arguments, length and payload of m into slot d (a Long payload goes straight to the

@@ -193,6 +193,9 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     seg->_client = tm->_ep->_client;
     seg->_addr = addr;
     seg->_size = size;
+    seg->_kind = GEX_MK_HOST;
+    seg->_shm = 1;
+    seg->_bound = 1;
     tm->_ep->_segment = seg;
     gasneti_attach_done = 1;
     gasneti_boot->barrier();
@@ -205,7 +208,7 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, voi
     if (rank >= tm->_size)
         gasneti_fatalerror("gex_Segment_QueryBound: rank %u out of range (team size %u)", (unsigned)rank,
                            (unsigned)tm->_size);
-    const gasneti_peerseg_t *p = &gasneti_peerseg[gasneti_tm_jobrank(tm, rank)];
+    const gasneti_peerseg_t *p = gasneti_tm_peerseg(tm, rank, gasneti_tm_jobrank(tm, rank));
     if (!p->_size) return 1;
     if (owneraddr_p) *owneraddr_p = p->_owner_addr;
     if (localaddr_p)
@@ -233,13 +236,12 @@ static const char *seg_flag_name(gex_Flags_t f) {
 /* One side of a transfer. `f` is that side's single SEG flag (0 when none was given);
  * `must_be_in` says whether the range has to lie in jobrank's bound segment. We have one
  * segment per process, so SOME (any segment of the process) is the bound segment. */
-static void check_seg_side(const char *side, gex_Rank_t jobrank, gex_Flags_t f, gex_Flags_t flags, const void *addr,
-                           size_t len, int must_be_in, const char *call) {
-    const gasneti_peerseg_t *p = gasneti_peerseg ? &gasneti_peerseg[jobrank] : NULL;
+static void check_seg_side(const char *side, const gasneti_peerseg_t *p, gex_Rank_t jobrank, gex_Flags_t f,
+                           gex_Flags_t flags, const void *addr, size_t len, int must_be_in, const char *call) {
     uintptr_t base = p ? (uintptr_t)p->_owner_addr : 0, size = p ? p->_size : 0;
     const int offset = (f & GASNETI_FLAG_SEG_OFFSET) != 0;
     if (!size && (offset || (f & (GEX_FLAG_SELF_SEG_BOUND | GEX_FLAG_PEER_SEG_BOUND))))
-        gasneti_fatalerror("%s: %s (flags 0x%x) but rank %u has no bound segment", call, seg_flag_name(f),
+        gasneti_fatalerror("%s: %s (flags 0x%x) but the endpoint of rank %u has no bound segment", call, seg_flag_name(f),
                            (unsigned)flags, (unsigned)jobrank);
     if (offset) {
         uintptr_t off = (uintptr_t)addr;
@@ -263,8 +265,9 @@ static void check_seg_side(const char *side, gex_Rank_t jobrank, gex_Flags_t f, 
     }
 }
 
-void gasneti_check_seg_flags(gex_Rank_t jobrank, gex_Flags_t flags, const void *self_addr, size_t self_len,
-                             const void *peer_addr, size_t peer_len, int peer_allowed, const char *call) {
+void gasneti_check_seg_flags(const gasneti_peerseg_t *self_seg, const gasneti_peerseg_t *peer_seg, gex_Rank_t jobrank,
+                             gex_Flags_t flags, const void *self_addr, size_t self_len, const void *peer_addr,
+                             size_t peer_len, int peer_allowed, const char *call) {
     const gex_Flags_t self = flags & GASNETI_FLAG_SELF_SEG_ALL, peer = flags & GASNETI_FLAG_PEER_SEG_ALL;
     if (self & (self - 1))
         gasneti_fatalerror("%s: flags 0x%x name more than one GEX_FLAG_SELF_SEG_* (they are mutually exclusive)", call,
@@ -275,9 +278,9 @@ void gasneti_check_seg_flags(gex_Rank_t jobrank, gex_Flags_t flags, const void *
     if (peer && !peer_allowed)
         gasneti_fatalerror("%s: %s (flags 0x%x) is not valid here: the call has no remote address", call,
                            seg_flag_name(peer), (unsigned)flags);
-    check_seg_side("local", gasneti_mynode, self, flags, self_addr, self_len, self && self != GEX_FLAG_SELF_SEG_UNKNOWN,
-                   call);
-    if (peer_allowed) check_seg_side("remote", jobrank, peer, flags, peer_addr, peer_len, 1, call);
+    check_seg_side("local", self_seg, gasneti_mynode, self, flags, self_addr, self_len,
+                   self && self != GEX_FLAG_SELF_SEG_UNKNOWN, call);
+    if (peer_allowed) check_seg_side("remote", peer_seg, jobrank, peer, flags, peer_addr, peer_len, 1, call);
 }
 
 void gasneti_check_rma_op(gex_TM_t tm, gex_Rank_t rank, const void *self_addr, const void *peer_addr, size_t nbytes,
@@ -300,7 +303,9 @@ void gasneti_check_rma_op(gex_TM_t tm, gex_Rank_t rank, const void *self_addr, c
     if ((flags & lc_copy) == lc_copy)
         gasneti_fatalerror("%s: flags 0x%x: GEX_FLAG_LC_COPY_YES and GEX_FLAG_LC_COPY_NO are mutually exclusive", call,
                            (unsigned)flags);
-    gasneti_check_seg_flags(gasneti_tm_jobrank(tm, rank), flags, self_addr, nbytes, peer_addr, nbytes, 1, call);
+    gex_Rank_t jr = gasneti_tm_jobrank(tm, rank);
+    gasneti_check_seg_flags(gasneti_peerseg_of(gasneti_mynode, tm->_ep->_index), gasneti_tm_peerseg(tm, rank, jr), jr,
+                            flags, self_addr, nbytes, peer_addr, nbytes, 1, call);
 }
 
 void gasneti_check_rma(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes, gex_Flags_t flags,

@@ -178,6 +178,9 @@ typedef void *gex_Addr_t;
 #define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
 #define GASNETI_MAX_ARGS 16
 #define GEX_EP_INDEX_INVALID ((gex_EP_Index_t)0xFFFFFFFFu)
+/* endpoints a process may have (gex_EP_Create); an AM carries the sender's and the
+ * receiver's index in a few bits of each transport's header */
+#define GASNET_MAXEPS 32
 
 typedef struct {
     void *gex_addr;
@@ -308,6 +311,7 @@ typedef struct gasneti_token_s *gex_Token_t;
 typedef struct gasneti_event_s *gex_Event_t;
 typedef struct gasneti_srcdesc_s *gex_AM_SrcDesc_t;
 typedef struct gasneti_memkind_s *gex_MemKind_t;
+typedef gex_MemKind_t gex_MK_t; /* the released name */
 
 #define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
 #define GEX_TM_INVALID ((gex_TM_t)0)
@@ -320,6 +324,8 @@ typedef struct gasneti_memkind_s *gex_MemKind_t;
 #define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
 #define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
 #define GEX_MEMKIND_HOST ((gex_MemKind_t)(uintptr_t)1)
+#define GEX_MK_HOST GEX_MEMKIND_HOST
+#define GEX_MK_INVALID ((gex_MK_t)0)
 
 /* The operation finished with its source before returning: an event pointer passed as
  * lc_opt receives GEX_EVENT_INVALID (already complete); NOW/DEFER/GROUP need nothing. */
@@ -354,6 +360,12 @@ struct gasneti_segment_s {
     uintptr_t _size;
     gex_Flags_t _flags;
     void *_cdata;
+    /* the library's (gasnet_core/gasneti_segment.c, gasneti_epseg.c) */
+    gex_MK_t _kind;
+    uint32_t _id;        /* this process's segment number (names its shared-memory object) */
+    uint8_t _shm;        /* in shared memory: neighbours map it */
+    uint8_t _owned;      /* allocated by the library (freed by gex_Segment_Destroy) */
+    uint32_t _bound;     /* endpoints bound to it */
 };
 
 struct gasneti_client_s {
@@ -371,6 +383,8 @@ struct gasneti_ep_s {
     gex_Segment_t _segment;
     void *_cdata;
     gex_AM_Entry_t *_handlers; /* 256 entries; gex_fnptr NULL when unregistered */
+    gex_EP_Capabilities_t _caps;
+    struct gasneti_tm_s *_pairs; /* [GASNET_MAXEPS]: gex_TM_Pair(this, i) */
 };
 
 /* The public half of a negotiated-payload source descriptor (gex_AM_SrcDescAddr and
@@ -385,6 +399,8 @@ struct gasneti_tm_s {
     gex_Rank_t _rank;
     gex_Rank_t _size;
     const gex_Rank_t *_jobranks; /* team rank -> jobrank; NULL means identity */
+    const gex_EP_Index_t *_epidx; /* team rank -> endpoint index; NULL means _rem_ep for all */
+    gex_EP_Index_t _rem_ep;
     gex_Flags_t _flags;
     void *_cdata;
     /* the library's (gasnet_extended/gasnete_team.c, gasnete_coll.c) */
@@ -407,10 +423,28 @@ typedef struct {
 extern gex_Rank_t gasneti_mynode;
 extern gex_Rank_t gasneti_nodes;
 extern gasneti_peerseg_t *gasneti_peerseg; /* [gasneti_nodes], NULL before attach */
+/* [endpoint index][jobrank]: the bound segment of every endpoint published so far
+ * (gex_EP_PublishBoundSegment); [0] is gasneti_peerseg, an index no process has
+ * published is NULL */
+extern gasneti_peerseg_t *gasneti_epseg[GASNET_MAXEPS];
+extern const gasneti_peerseg_t gasneti_noseg; /* no segment: sizes 0, not a neighbour's */
 extern int gasneti_rma_bypass;             /* same-host RMA by load/store (default 1) */
 
 GASNETI_ALWAYS_INLINE gex_Rank_t gasneti_tm_jobrank(gex_TM_t _tm, gex_Rank_t _rank) {
     return _tm->_jobranks ? _tm->_jobranks[_rank] : _rank;
+}
+GASNETI_ALWAYS_INLINE gex_EP_Index_t gasneti_tm_epidx(gex_TM_t _tm, gex_Rank_t _rank) {
+    return _tm->_epidx ? _tm->_epidx[_rank] : _tm->_rem_ep;
+}
+/* the bound segment of endpoint `_ep` of process `_jobrank` */
+GASNETI_ALWAYS_INLINE const gasneti_peerseg_t *gasneti_peerseg_of(gex_Rank_t _jobrank, gex_EP_Index_t _ep) {
+    if (GASNETI_LIKELY(_ep == 0)) return &gasneti_peerseg[_jobrank];
+    const gasneti_peerseg_t *_t = gasneti_epseg[_ep];
+    return _t ? &_t[_jobrank] : &gasneti_noseg;
+}
+/* the bound segment of team member `_rank` (jobrank `_jr`) */
+GASNETI_ALWAYS_INLINE const gasneti_peerseg_t *gasneti_tm_peerseg(gex_TM_t _tm, gex_Rank_t _rank, gex_Rank_t _jr) {
+    return gasneti_peerseg_of(_jr, gasneti_tm_epidx(_tm, _rank));
 }
 
 /* Segment disposition (spec "SEGMENT DISPOSITION"): at most one of each group per call. */
@@ -419,12 +453,12 @@ GASNETI_ALWAYS_INLINE gex_Rank_t gasneti_tm_jobrank(gex_TM_t _tm, gex_Rank_t _ra
 #define GASNETI_FLAG_PEER_SEG_ALL \
     (GEX_FLAG_PEER_SEG_UNKNOWN | GEX_FLAG_PEER_SEG_SOME | GEX_FLAG_PEER_SEG_BOUND | GEX_FLAG_PEER_SEG_OFFSET)
 #define GASNETI_FLAG_SEG_OFFSET (GEX_FLAG_SELF_SEG_OFFSET | GEX_FLAG_PEER_SEG_OFFSET)
-/* A *_SEG_OFFSET argument made an address: the offset from the base of jobrank's bound
- * segment, in the owner's address space (pass gasneti_mynode for a SELF offset). Wrappers
- * translate before anything else, so every later path sees real addresses; the debug
- * checks (gasneti_check_seg_flags) look at the untranslated offset. */
-GASNETI_ALWAYS_INLINE void *gasneti_seg_offset_addr(gex_Rank_t _jobrank, const void *_addr_or_offset) {
-    return (void *)((uintptr_t)gasneti_peerseg[_jobrank]._owner_addr + (uintptr_t)_addr_or_offset);
+/* A *_SEG_OFFSET argument made an address: the offset from the base of a bound segment
+ * (the peer endpoint's, or for a SELF offset the local endpoint's), in the owner's address
+ * space. Wrappers translate before anything else, so every later path sees real
+ * addresses; the debug checks (gasneti_check_seg_flags) look at the untranslated offset. */
+GASNETI_ALWAYS_INLINE void *gasneti_seg_offset_addr(const gasneti_peerseg_t *_seg, const void *_addr_or_offset) {
+    return (void *)((uintptr_t)_seg->_owner_addr + (uintptr_t)_addr_or_offset);
 }
 
 GASNETI_END_EXTERNC

@@ -2,6 +2,8 @@
  * conduit cannot reach by native RDMA (and for neighbors when GASNET_RMA_NBRHD_BYPASS=0).
  * Layer: extended.
  *   put: Long request per chunk into the target segment; the target acks with a Short.
+ *        Into a neighbour's segment that it cannot map (memory a client gave
+ *        gex_Segment_Create): Medium requests whose handler copies into place.
  *   get: Short request per chunk; the target replies with a Medium that the initiator's
  *        reply handler copies into place (so the destination may be outside the segment).
  * Each chunk holds one reference on the caller's completion counter. Addresses arrive
@@ -13,6 +15,12 @@
 
 static void put_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t hi, gex_AM_Arg_t lo) {
     (void)buf, (void)n;
+    gex_AM_ReplyShort2(t, GASNETI_HIDX_AMRMA_PUT_REP, 0, hi, lo);
+}
+
+static void putm_req_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t dhi, gex_AM_Arg_t dlo, gex_AM_Arg_t hi,
+                             gex_AM_Arg_t lo) {
+    memcpy(GASNETE_PTR(dhi, dlo), buf, n);
     gex_AM_ReplyShort2(t, GASNETI_HIDX_AMRMA_PUT_REP, 0, hi, lo);
 }
 
@@ -59,20 +67,27 @@ const gex_AM_Entry_t gasnete_handlers[] = {
     H(GASNETI_HIDX_VIS_GET_REP, gasnete_vis_get_rep_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 2),
     H(GASNETI_HIDX_VIS_PEER, gasnete_vis_peer_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1),
     H(GASNETI_HIDX_COLL, gasnete_coll_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 6),
+    H(GASNETI_HIDX_AMRMA_PUTM_REQ, putm_req_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 4),
     {0, NULL, 0, 0, NULL, NULL}};
 #undef H
 
-int gasnete_amrma_put(gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *done,
-                      gex_Flags_t flags) {
-    size_t chunk = gasneti_am_max_long;
+int gasnete_amrma_put(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n,
+                      gasneti_counter_t *done, gex_Flags_t flags) {
+    /* a Long lands in endpoint ep's segment, which a neighbour must have mapped */
+    int medium = ep && gasneti_nbrhd_index[jr] >= 0 && gasneti_peerseg_of(jr, ep)->_pshm_delta == GASNETI_NOT_NBR;
+    size_t chunk = medium ? gasneti_am_max_medium : gasneti_am_max_long;
     size_t off = 0;
     do {
         size_t c = n - off < chunk ? n - off : chunk;
+        char *d = (char *)dest + off;
         gasneti_counter_add(done);
-        gex_AM_Arg_t args[2] = {GASNETE_HI(done), GASNETE_LO(done)};
+        gex_AM_Arg_t args[4] = {GASNETE_HI(d), GASNETE_LO(d), GASNETE_HI(done), GASNETE_LO(done)};
         gasneti_am_msg_t m = {jr, GASNETI_AM_LONG, 1, 2, GASNETI_HIDX_AMRMA_PUT_REQ,
-                              off ? 0 : flags & GEX_FLAG_IMMEDIATE, args, (const char *)src + off, c,
-                              (char *)dest + off};
+                              off ? 0 : flags & GEX_FLAG_IMMEDIATE, args + 2, (const char *)src + off, c, d,
+                              NULL, (uint8_t)ep, 0};
+        if (medium)
+            m.category = GASNETI_AM_MEDIUM, m.nargs = 4, m.handler = GASNETI_HIDX_AMRMA_PUTM_REQ, m.args = args,
+            m.dest_addr = NULL, m.dst_ep = 0;
         if (gasneti_am_send(&m, GEX_EVENT_NOW)) { /* IMMEDIATE, first chunk: nothing started */
             gasneti_counter_done(done);
             return 1;

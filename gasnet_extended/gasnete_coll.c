@@ -34,6 +34,7 @@ typedef struct inmsg_s {
     struct inmsg_s *next;
     uint32_t team, seq, tag;
     gex_Rank_t src;
+    gex_EP_Index_t ep; /* the receiving endpoint: a team may hold several of this process */
     size_t total, got;
     int seen; /* a piece arrived (a 0-byte message is one piece) */
     uint8_t *buf;
@@ -43,25 +44,26 @@ typedef struct inmsg_s {
 static inmsg_t *inbox[INBOX_BUCKETS];
 static gex_HSL_t inbox_lock = GEX_HSL_INITIALIZER;
 
-static inmsg_t **inbox_slot(uint32_t team, uint32_t seq, uint32_t tag, gex_Rank_t src) {
-    inmsg_t **pp = &inbox[(team * 2654435761u + seq * 40503u + tag * 97u + src) % INBOX_BUCKETS];
-    while (*pp && ((*pp)->team != team || (*pp)->seq != seq || (*pp)->tag != tag || (*pp)->src != src))
+static inmsg_t **inbox_slot(uint32_t team, uint32_t seq, uint32_t tag, gex_Rank_t src, gex_EP_Index_t ep) {
+    inmsg_t **pp = &inbox[(team * 2654435761u + seq * 40503u + tag * 97u + src + ep * 7919u) % INBOX_BUCKETS];
+    while (*pp && ((*pp)->team != team || (*pp)->seq != seq || (*pp)->tag != tag || (*pp)->src != src ||
+                   (*pp)->ep != ep))
         pp = &(*pp)->next;
     return pp;
 }
 
 void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team, gex_AM_Arg_t seq,
                           gex_AM_Arg_t tag, gex_AM_Arg_t src, gex_AM_Arg_t off, gex_AM_Arg_t total) {
-    (void)t;
+    gex_EP_Index_t ep = t->ep->_index;
     size_t o = (uint32_t)off, tot = (uint32_t)total;
     if (o + n > tot) gasneti_fatalerror("collectives: a piece of %zu bytes at %zu overruns its %zu-byte message", n, o, tot);
     gex_HSL_Lock(&inbox_lock);
-    inmsg_t **pp = inbox_slot((uint32_t)team, (uint32_t)seq, (uint32_t)tag, (gex_Rank_t)src), *m = *pp;
+    inmsg_t **pp = inbox_slot((uint32_t)team, (uint32_t)seq, (uint32_t)tag, (gex_Rank_t)src, ep), *m = *pp;
     if (!m) {
         m = calloc(1, sizeof(*m));
         if (m && tot) m->buf = malloc(tot);
         if (!m || (tot && !m->buf)) gasneti_fatalerror("collectives: out of memory for a %zu-byte message", tot);
-        m->team = (uint32_t)team, m->seq = (uint32_t)seq, m->tag = (uint32_t)tag, m->src = (gex_Rank_t)src;
+        m->team = (uint32_t)team, m->seq = (uint32_t)seq, m->tag = (uint32_t)tag, m->src = (gex_Rank_t)src, m->ep = ep;
         m->total = tot;
         *pp = m;
     }
@@ -72,9 +74,9 @@ void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team,
 }
 
 /* the whole message, taken out of the inbox; NULL while pieces are missing */
-static inmsg_t *inbox_take(uint32_t team, uint32_t seq, uint32_t tag, gex_Rank_t src) {
+static inmsg_t *inbox_take(gex_TM_t tm, uint32_t seq, uint32_t tag, gex_Rank_t src) {
     gex_HSL_Lock(&inbox_lock);
-    inmsg_t **pp = inbox_slot(team, seq, tag, src), *m = *pp;
+    inmsg_t **pp = inbox_slot(tm->_id, seq, tag, src, tm->_ep->_index), *m = *pp;
     if (m && m->seen && m->got == m->total) *pp = m->next;
     else m = NULL;
     gex_HSL_Unlock(&inbox_lock);
@@ -195,7 +197,7 @@ static int step_down(collop_t *o) {
     size_t len;
     if (rel) {
         gex_Rank_t parent = (rel - lowbit(rel, n) + o->root) % n;
-        if (!(m = inbox_take(tm->_id, o->seq, TAG_DOWN, parent))) return 0;
+        if (!(m = inbox_take(tm, o->seq, TAG_DOWN, parent))) return 0;
         data = m->buf, len = m->total;
     } else {
         data = o->acc ? o->acc : (const uint8_t *)o->src;
@@ -215,7 +217,7 @@ static int step_up(collop_t *o) {
     gex_Rank_t n = tm->_size, r = tm->_rank, lb = lowbit(r, n);
     for (; o->child_k < lb && r + o->child_k < n; o->child_k <<= 1) {
         gex_Rank_t c = r + o->child_k;
-        inmsg_t *m = inbox_take(tm->_id, o->seq, TAG_UP, c);
+        inmsg_t *m = inbox_take(tm, o->seq, TAG_UP, c);
         if (!m) return 0;
         if (o->kind == K_GATHER_ALL) {
             memcpy(o->acc + (size_t)(c - r) * o->nbytes, m->buf, m->total);
@@ -251,7 +253,7 @@ static int step_up(collop_t *o) {
 
 /* ReduceToOne at a root other than 0: the result comes straight from rank 0 */
 static int step_root_receive(collop_t *o) {
-    inmsg_t *m = inbox_take(o->tm->_id, o->seq, TAG_DOWN, 0);
+    inmsg_t *m = inbox_take(o->tm, o->seq, TAG_DOWN, 0);
     if (!m) return 0;
     memcpy(o->dst, m->buf, m->total);
     inmsg_free(m);

@@ -65,7 +65,7 @@ extern void gasnete_put_event_cancel(gex_Event_t ev);
 
 /* AM-based reference RMA: moves [src, src+n) and decrements *done once complete.
  * Returns nonzero only if IMMEDIATE is in flags and nothing was started. */
-extern int gasnete_amrma_put(gex_Rank_t jobrank, void *dest, const void *src, size_t n, gasneti_counter_t *done,
+extern int gasnete_amrma_put(gex_EP_Index_t ep, gex_Rank_t jobrank, void *dest, const void *src, size_t n, gasneti_counter_t *done,
                              gex_Flags_t flags);
 extern int gasnete_amrma_get(void *dest, gex_Rank_t jobrank, void *src, size_t n, gasneti_counter_t *done,
                              gex_Flags_t flags);

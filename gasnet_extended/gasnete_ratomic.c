@@ -32,7 +32,6 @@ struct gasneti_ad_s {
     gex_OP_t ops;
     gex_Flags_t flags;
     void *cdata;
-    int all_direct; /* every member is a load/store peer of this process */
 };
 
 #define FETCHING_OPS                                                                                       \
@@ -188,9 +187,6 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
     ad->dt = dt;
     ad->ops = ops;
     ad->flags = flags;
-    ad->all_direct = 1;
-    for (gex_Rank_t r = 0; r < tm->_size; r++)
-        if (gasneti_peerseg[gasneti_tm_jobrank(tm, r)]._nbr_delta == GASNETI_NOT_NBR) ad->all_direct = 0;
     *ad_p = ad;
 }
 
@@ -210,8 +206,8 @@ void *gex_AD_QueryCData(gex_AD_t ad) { return ad->cdata; }
 /* ---- operations ---- */
 
 #if GASNETI_DEBUG
-static void debug_check_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t jr, void *tgt_addr, gex_OP_t op,
-                           gex_Flags_t flags, int nbi) {
+static void debug_check_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t jr, const gasneti_peerseg_t *s,
+                           void *tgt_addr, gex_OP_t op, gex_Flags_t flags, int nbi) {
     const char *call = nbi ? "gex_AD_OpNBI" : "gex_AD_OpNB";
     GASNETI_CHECK_NOT_IN_HANDLER(call);
     if (dt != ad->dt)
@@ -231,7 +227,6 @@ static void debug_check_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t 
         gasneti_fatalerror("%s: GEX_FLAG_AD_MY_RANK but the target is rank %u of the job", call, (unsigned)jr);
     if ((flags & GEX_FLAG_AD_MY_NBRHD) && gasneti_nbrhd_index[jr] < 0)
         gasneti_fatalerror("%s: GEX_FLAG_AD_MY_NBRHD but job rank %u is not in this neighborhood", call, (unsigned)jr);
-    const gasneti_peerseg_t *s = &gasneti_peerseg[jr];
     uintptr_t a = (uintptr_t)tgt_addr, b = (uintptr_t)s->_owner_addr;
     if (!s->_size || a < b || a + gasnete_dt_size(dt) > b + s->_size)
         gasneti_fatalerror("%s: target %p is outside the segment of job rank %u", call, tgt_addr, (unsigned)jr);
@@ -241,8 +236,10 @@ static void debug_check_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t 
 gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t tgt_rank, void *tgt_addr, gex_OP_t op,
                           const void *operand1, const void *operand2, gex_Flags_t flags, int nbi) {
     gex_Rank_t jr;
-    if (flags & GEX_FLAG_RANK_IS_JOBRANK) {
+    gex_EP_Index_t ep;
+    if (flags & GEX_FLAG_RANK_IS_JOBRANK) { /* the endpoint of that process with our endpoint's index */
         jr = tgt_rank;
+        ep = ad->tm->_ep->_index;
         if (GASNETI_DEBUG && jr >= gasneti_nodes)
             gasneti_fatalerror("gex_AD_Op: job rank %u out of range (%u ranks)", (unsigned)jr, (unsigned)gasneti_nodes);
     } else {
@@ -250,15 +247,17 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
             gasneti_fatalerror("gex_AD_Op: rank %u out of range (team size %u)", (unsigned)tgt_rank,
                                (unsigned)ad->tm->_size);
         jr = gasneti_tm_jobrank(ad->tm, tgt_rank);
+        ep = gasneti_tm_epidx(ad->tm, tgt_rank);
     }
+    const gasneti_peerseg_t *seg = gasneti_peerseg_of(jr, ep);
 #if GASNETI_DEBUG
-    debug_check_op(ad, dt, result_p, jr, tgt_addr, op, flags, nbi);
+    debug_check_op(ad, dt, result_p, jr, seg, tgt_addr, op, flags, nbi);
 #endif
     if (!(op & FETCHING_OPS)) result_p = NULL;
     GASNETI_TRACE_OP(GASNETI_TK_AMO, jr, gasnete_dt_size(dt), 0);
     if (flags & GEX_FLAG_AD_REL) __atomic_thread_fence(__ATOMIC_RELEASE);
-    intptr_t delta = gasneti_peerseg[jr]._nbr_delta;
-    if (ad->all_direct || delta != GASNETI_NOT_NBR) {
+    intptr_t delta = seg->_nbr_delta;
+    if (delta != GASNETI_NOT_NBR) {
         apply(dt, op, (void *)((uintptr_t)tgt_addr + delta), operand1, operand2, result_p);
         if (flags & GEX_FLAG_AD_ACQ) __atomic_thread_fence(__ATOMIC_ACQUIRE);
         return GEX_EVENT_INVALID;

@@ -1,6 +1,9 @@
 /* gasnete_rma.c: RMA to peers that are not reached by load/store: the one place that
  * chooses between the conduit's native RDMA (capability knobs) and the AM reference.
  * Layer: extended. The same-host shortcut is in the public inlines (gasnete_rma_api.h).
+ * The conduit's RDMA reaches the primordial endpoint's segment (the one it registered);
+ * segments bound to other endpoints are reached through the AM reference, whose handler
+ * writes or reads the address in the target process whatever segment holds it.
  * Local completion (lc_opt, spec "Extended API" NOTE 2a/2b) is mapped onto a counter
  * that is decremented once the source may be reused, as the conduit contract signals it:
  *   NOW                 none: the put finishes with the source before returning
@@ -14,10 +17,10 @@
 
 /* lc (NULL: must be complete at return) and rc each receive one gasneti_counter_done;
  * both are incremented here, before the conduit may signal them. */
-static int put_start(gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *lc, gasneti_counter_t *rc,
+static int put_start(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *lc, gasneti_counter_t *rc,
                      gex_Flags_t flags) {
 #if GASNETC_NATIVE_PUT
-    if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native) {
+    if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native && ep == 0) {
         gasneti_counter_add(rc);
         if (lc) gasneti_counter_add(lc);
         int err = gasnetc_put(jr, dest, src, n, lc, rc, flags);
@@ -29,56 +32,53 @@ static int put_start(gex_Rank_t jr, void *dest, const void *src, size_t n, gasne
     }
 #endif
     (void)lc; /* the AM reference is locally complete at return */
-    return gasnete_amrma_put(jr, dest, src, n, rc, flags);
+    return gasnete_amrma_put(ep, jr, dest, src, n, rc, flags);
 }
 
-static int get_start(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done, gex_Flags_t flags) {
+static int get_start(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done, gex_Flags_t flags) {
 #if GASNETC_NATIVE_GET
-    if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native) {
+    if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native && ep == 0) {
         gasneti_counter_add(done);
         int rc = gasnetc_get(dest, jr, src, n, done, flags);
         if (rc) gasneti_counter_done(done);
         return rc;
     }
 #endif
+    (void)ep;
     return gasnete_amrma_get(dest, jr, src, n, done, flags);
 }
 
-gex_Event_t gasnete_put_nb(gex_TM_t tm, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
+gex_Event_t gasnete_put_nb(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
                            gex_Flags_t flags) {
-    (void)tm;
     gasneti_counter_t *lc;
     gex_Event_t ev = gasnete_put_event(lc_opt, flags, &lc);
-    if (put_start(jr, dest, src, n, lc, &ev->pending, flags)) {
+    if (put_start(ep, jr, dest, src, n, lc, &ev->pending, flags)) {
         gasnete_put_event_cancel(ev);
         return GEX_EVENT_NO_OP;
     }
     return gasnete_put_event_started(ev, lc_opt);
 }
 
-int gasnete_put_nbi(gex_TM_t tm, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
+int gasnete_put_nbi(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
                     gex_Flags_t flags) {
-    (void)tm;
     gasneti_counter_t *lc = NULL;
     if (lc_opt == GEX_EVENT_GROUP || ((flags & GEX_FLAG_ENABLE_LEAF_LC) && lc_opt != GEX_EVENT_NOW))
         lc = gasnete_nbi_counter(GASNETE_NBI_LC);
     else if (lc_opt == GEX_EVENT_DEFER)
         lc = gasnete_nbi_counter(GASNETE_NBI_PUT);
-    return put_start(jr, dest, src, n, lc, gasnete_nbi_counter(GASNETE_NBI_PUT), flags);
+    return put_start(ep, jr, dest, src, n, lc, gasnete_nbi_counter(GASNETE_NBI_PUT), flags);
 }
 
-gex_Event_t gasnete_get_nb(gex_TM_t tm, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {
-    (void)tm;
+gex_Event_t gasnete_get_nb(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {
     gex_Event_t ev = gasnete_event_new(0);
     ev->kind = GASNETE_EV_GET;
-    if (get_start(dest, jr, src, n, &ev->pending, flags)) {
+    if (get_start(ep, dest, jr, src, n, &ev->pending, flags)) {
         gasnete_event_free(ev);
         return GEX_EVENT_NO_OP;
     }
     return ev;
 }
 
-int gasnete_get_nbi(gex_TM_t tm, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {
-    (void)tm;
-    return get_start(dest, jr, src, n, gasnete_nbi_counter(GASNETE_NBI_GET), flags);
+int gasnete_get_nbi(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {
+    return get_start(ep, dest, jr, src, n, gasnete_nbi_counter(GASNETE_NBI_GET), flags);
 }

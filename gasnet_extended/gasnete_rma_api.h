@@ -11,13 +11,14 @@
 GASNETI_BEGIN_EXTERNC
 
 /* ---- slow paths, in the library ---- */
-extern gex_Event_t gasnete_put_nb(gex_TM_t tm, gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+/* `ep`: the index of the peer endpoint whose bound segment holds the remote address */
+extern gex_Event_t gasnete_put_nb(gex_EP_Index_t ep, gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                                   gex_Event_t *lc_opt, gex_Flags_t flags);
-extern int gasnete_put_nbi(gex_TM_t tm, gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+extern int gasnete_put_nbi(gex_EP_Index_t ep, gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
                            gex_Event_t *lc_opt, gex_Flags_t flags);
-extern gex_Event_t gasnete_get_nb(gex_TM_t tm, void *dest, gex_Rank_t jobrank, void *src, size_t nbytes,
+extern gex_Event_t gasnete_get_nb(gex_EP_Index_t ep, void *dest, gex_Rank_t jobrank, void *src, size_t nbytes,
                                   gex_Flags_t flags);
-extern int gasnete_get_nbi(gex_TM_t tm, void *dest, gex_Rank_t jobrank, void *src, size_t nbytes,
+extern int gasnete_get_nbi(gex_EP_Index_t ep, void *dest, gex_Rank_t jobrank, void *src, size_t nbytes,
                            gex_Flags_t flags);
 extern void gasnete_event_wait(gex_Event_t ev);
 
@@ -55,18 +56,20 @@ extern void gasneti_check_rma_val(size_t nbytes, const char *call);
 #  define GASNETI_CHECK_RMA_VAL(n, call) ((void)0)
 #endif
 
-/* The one same-host test: the address of dest/src in our mapping, or NULL. */
-GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(gex_Rank_t _jobrank, const void *_addr) {
-    intptr_t _d = gasneti_peerseg[_jobrank]._nbr_delta;
+/* The one same-host test: the address of dest/src (in the bound segment _seg) in our
+ * mapping, or NULL. */
+GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(const gasneti_peerseg_t *_seg, const void *_addr) {
+    intptr_t _d = _seg->_nbr_delta;
     return GASNETI_LIKELY(_d != GASNETI_NOT_NBR) ? (void *)((uintptr_t)_addr + _d) : (void *)0;
 }
 
 /* SEG_OFFSET arguments become addresses (a test of a flags argument that is nearly always
  * a compile-time constant, so this folds away); the library never sees the OFFSET bits. */
-#define GASNETI_RMA_TRANSLATE(jr, flags, local, remote)                                             \
+#define GASNETI_RMA_TRANSLATE(tm, ps, flags, local, remote)                                          \
     do {                                                                                            \
-        if ((flags) & GEX_FLAG_PEER_SEG_OFFSET) (remote) = gasneti_seg_offset_addr((jr), (remote)); \
-        if ((flags) & GEX_FLAG_SELF_SEG_OFFSET) (local) = gasneti_seg_offset_addr(gasneti_mynode, (local)); \
+        if ((flags) & GEX_FLAG_PEER_SEG_OFFSET) (remote) = gasneti_seg_offset_addr((ps), (remote)); \
+        if ((flags) & GEX_FLAG_SELF_SEG_OFFSET)                                                     \
+            (local) = (void *)((uintptr_t)(tm)->_ep->_segment->_addr + (uintptr_t)(local));         \
         (flags) &= ~GASNETI_FLAG_SEG_OFFSET;                                                        \
     } while (0)
 
@@ -75,14 +78,15 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlocking(gex_TM_t _tm, gex_Rank_t _rank, vo
                                               size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_PutBlocking");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_BLOCKING, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_jr, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         return 0;
     }
-    gex_Event_t _ev = gasnete_put_nb(_tm, _jr, _dest, _src, _nbytes, GEX_EVENT_NOW, _flags);
+    gex_Event_t _ev = gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, _src, _nbytes, GEX_EVENT_NOW, _flags);
     if (_ev == GEX_EVENT_NO_OP) return 1;
     if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
     return 0;
@@ -93,15 +97,16 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t _tm, gex_Rank_t _rank, 
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_LC_FLAGS, "gex_RMA_PutNB");
     GASNETI_CHECK_LC(_lc_opt, 0, 1, "gex_RMA_PutNB");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_NB, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_jr, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         gasneti_lc_done_at_once(_lc_opt);
         return GEX_EVENT_INVALID;
     }
-    return gasnete_put_nb(_tm, _jr, _dest, _src, _nbytes, _lc_opt, _flags);
+    return gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, _src, _nbytes, _lc_opt, _flags);
 }
 
 GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_dest, const void *_src,
@@ -109,14 +114,15 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_LC_FLAGS, "gex_RMA_PutNBI");
     GASNETI_CHECK_LC(_lc_opt, 1, 1, "gex_RMA_PutNBI");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    GASNETI_RMA_TRANSLATE(_jr, _flags, _src, _dest);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_NBI, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_jr, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         return 0;
     }
-    return gasnete_put_nbi(_tm, _jr, _dest, _src, _nbytes, _lc_opt, _flags);
+    return gasnete_put_nbi(gasneti_tm_epidx(_tm, _rank), _jr, _dest, _src, _nbytes, _lc_opt, _flags);
 }
 
 /* ---- gets (note: dest precedes rank) ---- */
@@ -124,14 +130,15 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Ran
                                               size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetBlocking");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_BLOCKING, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_jr, _src);
+    void *_near = gasneti_nbr_addr(_ps, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return 0;
     }
-    gex_Event_t _ev = gasnete_get_nb(_tm, _dest, _jr, _src, _nbytes, _flags);
+    gex_Event_t _ev = gasnete_get_nb(gasneti_tm_epidx(_tm, _rank), _dest, _jr, _src, _nbytes, _flags);
     if (_ev == GEX_EVENT_NO_OP) return 1;
     if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
     return 0;
@@ -141,28 +148,30 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_R
                                                size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNB");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_NB, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_jr, _src);
+    void *_near = gasneti_nbr_addr(_ps, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return GEX_EVENT_INVALID;
     }
-    return gasnete_get_nb(_tm, _dest, _jr, _src, _nbytes, _flags);
+    return gasnete_get_nb(gasneti_tm_epidx(_tm, _rank), _dest, _jr, _src, _nbytes, _flags);
 }
 
 GASNETI_ALWAYS_INLINE int gex_RMA_GetNBI(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                          size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNBI");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    GASNETI_RMA_TRANSLATE(_jr, _flags, _dest, _src);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_NBI, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_jr, _src);
+    void *_near = gasneti_nbr_addr(_ps, _src);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return 0;
     }
-    return gasnete_get_nbi(_tm, _dest, _jr, _src, _nbytes, _flags);
+    return gasnete_get_nbi(gasneti_tm_epidx(_tm, _rank), _dest, _jr, _src, _nbytes, _flags);
 }
 
 /* ---- value-based payloads (GASNet-1 gasnet_put_val/get_val) ----
@@ -216,11 +225,12 @@ GASNETI_ALWAYS_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t _tm, gex_R
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _src, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_GetBlockingVal");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _src = gasneti_seg_offset_addr(_jr, _src);
-    void *_near = gasneti_nbr_addr(_jr, _src);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _src = gasneti_seg_offset_addr(_ps, _src);
+    void *_near = gasneti_nbr_addr(_ps, _src);
     if (_near) return gasneti_val_load(_near, _nbytes);
     gex_RMA_Value_t _buf = 0;
-    gex_Event_t _ev = gasnete_get_nb(_tm, &_buf, _jr, _src, _nbytes,
+    gex_Event_t _ev = gasnete_get_nb(gasneti_tm_epidx(_tm, _rank), &_buf, _jr, _src, _nbytes,
                                      _flags & ~(GASNETI_FLAG_SEG_OFFSET | GEX_FLAG_IMMEDIATE));
     if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
     return gasneti_val_load(&_buf, _nbytes);
@@ -234,15 +244,16 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlockingVal(gex_TM_t _tm, gex_Rank_t _rank,
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutBlockingVal");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_jr, _dest);
-    void *_near = gasneti_nbr_addr(_jr, _dest);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return 0;
     }
     gex_RMA_Value_t _buf;
     gasneti_val_store(&_buf, _value, _nbytes);
-    gex_Event_t _ev = gasnete_put_nb(_tm, _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+    gex_Event_t _ev = gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
     if (_ev == GEX_EVENT_NO_OP) return 1;
     if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
     return 0;
@@ -254,15 +265,16 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBIVal(gex_TM_t _tm, gex_Rank_t _rank, void
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutNBIVal");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_jr, _dest);
-    void *_near = gasneti_nbr_addr(_jr, _dest);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return 0;
     }
     gex_RMA_Value_t _buf;
     gasneti_val_store(&_buf, _value, _nbytes);
-    return gasnete_put_nbi(_tm, _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+    return gasnete_put_nbi(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
 }
 
 GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _rank, void *_dest,
@@ -271,15 +283,16 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _ran
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutNBVal");
     gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
-    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_jr, _dest);
-    void *_near = gasneti_nbr_addr(_jr, _dest);
+    const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
+    if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return GEX_EVENT_INVALID;
     }
     gex_RMA_Value_t _buf;
     gasneti_val_store(&_buf, _value, _nbytes);
-    return gasnete_put_nb(_tm, _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+    return gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
 }
 
 /* ---- events and NBI synchronization ----

@@ -15,38 +15,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- live team ids of this process ---- */
-static uint32_t *live_ids;
+/* ---- live teams of this process, by (id, rank): a team created by gex_TM_Create may
+ * hold several endpoints of one process, each its own gex_TM_t with the same id ---- */
+typedef struct {
+    uint32_t id;
+    gex_Rank_t rank;
+} live_t;
+static live_t *live;
 static size_t n_live, cap_live;
 static gex_HSL_t ids_lock = GEX_HSL_INITIALIZER;
 
-static void id_register(uint32_t id, const char *call) {
+static void id_register(uint32_t id, gex_Rank_t rank, const char *call) {
     gex_HSL_Lock(&ids_lock);
     for (size_t i = 0; i < n_live; i++)
-        if (live_ids[i] == id)
+        if (live[i].id == id && live[i].rank == rank)
             gasneti_fatalerror("%s: the new team's id 0x%08x is already in use by another team of this process "
                                "(a hash collision; destroying and recreating either team avoids it)", call, (unsigned)id);
     if (n_live == cap_live) {
         cap_live = cap_live ? 2 * cap_live : 16;
-        live_ids = realloc(live_ids, cap_live * sizeof *live_ids);
-        if (!live_ids) gasneti_fatalerror("%s: out of memory", call);
+        live = realloc(live, cap_live * sizeof *live);
+        if (!live) gasneti_fatalerror("%s: out of memory", call);
     }
-    live_ids[n_live++] = id;
+    live[n_live++] = (live_t){id, rank};
     gex_HSL_Unlock(&ids_lock);
 }
 
-static void id_unregister(uint32_t id) {
+static void id_unregister(uint32_t id, gex_Rank_t rank) {
     gex_HSL_Lock(&ids_lock);
     for (size_t i = 0; i < n_live; i++)
-        if (live_ids[i] == id) {
-            live_ids[i] = live_ids[--n_live];
+        if (live[i].id == id && live[i].rank == rank) {
+            live[i] = live[--n_live];
             break;
         }
     gex_HSL_Unlock(&ids_lock);
 }
 
-static uint32_t team_id(const struct gasneti_tm_s *parent, uint32_t nth, uint32_t color) {
-    uint64_t h = ((uint64_t)parent->_id << 32) ^ ((uint64_t)nth * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)color << 7);
+static uint32_t team_id(const struct gasneti_tm_s *parent, uint32_t nth, uint64_t color) {
+    uint64_t h = ((uint64_t)parent->_id << 32) ^ ((uint64_t)nth * 0x9E3779B97F4A7C15ull) ^ (color << 7);
     h ^= h >> 33, h *= 0xFF51AFD7ED558CCDull, h ^= h >> 33, h *= 0xC4CEB9FE1A85EC53ull, h ^= h >> 33;
     uint32_t id = (uint32_t)h;
     return id ? id : 1; /* 0 is the primordial team */
@@ -59,30 +64,48 @@ static void check_team(gex_TM_t tm, const char *call) {
     if (tm->_flags & GASNETI_TM_PAIR) gasneti_fatalerror("%s: a gex_TM_Pair() value is not a team", call);
 }
 
-/* a team of `size` members of parent (their parent ranks in prank[]), this process at `me` */
-static gex_TM_t make_team(gex_TM_t parent, const gex_Rank_t *prank, gex_Rank_t size, gex_Rank_t me, uint32_t id,
-                          void *scratch, size_t scratch_len, const char *call) {
+/* a team of `size` endpoints (jobranks jr[], endpoint indices ep[], both malloc'ed and
+ * kept or freed here), the local endpoint `local` at rank `me` */
+static gex_TM_t new_team(gex_EP_t local, gex_Rank_t *jr, gex_EP_Index_t *ep, gex_Rank_t size, gex_Rank_t me,
+                         uint32_t id, void *scratch, size_t scratch_len, const char *call) {
     gex_TM_t tm = calloc(1, sizeof(*tm));
-    gex_Rank_t *jr = malloc(size * sizeof *jr);
-    if (!tm || !jr) gasneti_fatalerror("%s: out of memory for a team of %u", call, (unsigned)size);
-    int identity = size == gasneti_nodes;
+    if (!tm) gasneti_fatalerror("%s: out of memory for a team of %u", call, (unsigned)size);
+    int identity = size == gasneti_nodes, ep0 = 1;
     for (gex_Rank_t i = 0; i < size; i++) {
-        jr[i] = gasneti_tm_jobrank(parent, prank[i]);
         if (jr[i] != i) identity = 0;
+        if (ep[i]) ep0 = 0;
     }
     if (identity) {
         free(jr);
         jr = NULL;
     }
-    tm->_ep = parent->_ep;
+    if (ep0) {
+        free(ep);
+        ep = NULL;
+    }
+    tm->_ep = local;
     tm->_rank = me;
     tm->_size = size;
     tm->_jobranks = jr;
+    tm->_epidx = ep;
     tm->_id = id;
     tm->_scratch.gex_addr = scratch;
     tm->_scratch.gex_len = scratch ? scratch_len : 0;
-    id_register(id, call);
+    id_register(id, me, call);
     return tm;
+}
+
+/* a team of `size` members of parent (their parent ranks in prank[]), this process at `me` */
+static gex_TM_t make_team(gex_TM_t parent, const gex_Rank_t *prank, gex_Rank_t size, gex_Rank_t me, uint32_t id,
+                          void *scratch, size_t scratch_len, const char *call) {
+    gex_Rank_t *jr = malloc(size * sizeof *jr);
+    gex_EP_Index_t *ep = malloc(size * sizeof *ep);
+    if (!jr || !ep) gasneti_fatalerror("%s: out of memory for a team of %u", call, (unsigned)size);
+    for (gex_Rank_t i = 0; i < size; i++) {
+        jr[i] = gasneti_tm_jobrank(parent, prank[i]);
+        ep[i] = gasneti_tm_epidx(parent, prank[i]);
+    }
+    return new_team(parent->_ep, jr, ep, size, me, id, scratch, scratch_len, call);
 }
 
 typedef struct {
@@ -160,29 +183,102 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
         }
         ret = 1;
     }
-    id_unregister(tm->_id);
+    id_unregister(tm->_id, tm->_rank);
     free((void *)tm->_jobranks);
+    free((void *)tm->_epidx);
     free(tm);
     return ret;
 }
 
-/* the one pair "team" of the primordial endpoint: rank arguments are jobranks */
-static struct gasneti_tm_s pair0;
-static gex_HSL_t pair0_lock = GEX_HSL_INITIALIZER;
-
+/* the pair "teams" are made with each endpoint (gasnet_core/gasneti_ep.c) */
 gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
-    if (!local_ep || local_ep->_index != 0 || remote_ep_index != 0)
-        gasneti_fatalerror("gex_TM_Pair: only endpoint index 0 exists in this release (got local %u, remote %u)",
-                           local_ep ? (unsigned)local_ep->_index : 0u, (unsigned)remote_ep_index);
-    if (!__atomic_load_n(&pair0._ep, __ATOMIC_ACQUIRE)) {
-        gex_HSL_Lock(&pair0_lock);
-        if (!pair0._ep) {
-            pair0._rank = gasneti_mynode;
-            pair0._size = gasneti_nodes;
-            pair0._flags = GASNETI_TM_PAIR;
-            __atomic_store_n(&pair0._ep, local_ep, __ATOMIC_RELEASE);
-        }
-        gex_HSL_Unlock(&pair0_lock);
+    if (!local_ep) gasneti_fatalerror("gex_TM_Pair: local_ep is GEX_EP_INVALID");
+    if (remote_ep_index >= GASNET_MAXEPS)
+        gasneti_fatalerror("gex_TM_Pair: remote endpoint index %u is not below GASNET_MAXEPS (%d)",
+                           (unsigned)remote_ep_index, GASNET_MAXEPS);
+    return &local_ep->_pairs[remote_ep_index];
+}
+
+/* ---- gex_TM_Create: a team of the endpoints listed, the same list on every member.
+ * Collective over the parent, but nothing needs exchanging: every member computes the
+ * same id from the parent's, the count of teams made from it, and the list. ---- */
+size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent, gex_EP_Location_t *args,
+                     size_t numargs, gex_Addr_t *scratch_addrs, size_t scratch_size, gex_Flags_t flags) {
+    check_team(parent, "gex_TM_Create");
+    if (flags & (GEX_FLAG_TM_SCRATCH_SIZE_MIN | GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED)) return 0;
+    uint32_t nth = parent->_splits++;
+    if (!numargs) {
+        if (num_new_tms) gasneti_fatalerror("gex_TM_Create: num_new_tms is %zu but args is empty", num_new_tms);
+        return 0;
     }
-    return &pair0;
+    if (!args) gasneti_fatalerror("gex_TM_Create: args is NULL with numargs %zu", numargs);
+    if (numargs > GASNET_MAXNODES) gasneti_fatalerror("gex_TM_Create: numargs %zu is too many", numargs);
+    uint64_t h = 1469598103934665603ull;
+    size_t mine = 0;
+    for (size_t i = 0; i < numargs; i++) {
+        const gex_EP_Location_t *a = &args[i];
+        if (a->gex_rank >= gasneti_nodes || a->gex_ep_index >= GASNET_MAXEPS)
+            gasneti_fatalerror("gex_TM_Create: args[%zu] = (rank %u, endpoint %u) names no endpoint of this job", i,
+                               (unsigned)a->gex_rank, (unsigned)a->gex_ep_index);
+        for (size_t j = 0; j < i; j++)
+            if (args[j].gex_rank == a->gex_rank && args[j].gex_ep_index == a->gex_ep_index)
+                gasneti_fatalerror("gex_TM_Create: args[%zu] and args[%zu] name the same endpoint", j, i);
+        if (a->gex_rank == gasneti_mynode) {
+            if (!__atomic_load_n(&gasneti_eps[a->gex_ep_index], __ATOMIC_ACQUIRE))
+                gasneti_fatalerror("gex_TM_Create: args[%zu] names endpoint %u of this process, which does not exist",
+                                   i, (unsigned)a->gex_ep_index);
+            mine++;
+        }
+        h = (h ^ ((uint64_t)a->gex_rank << 8 | a->gex_ep_index)) * 1099511628211ull;
+    }
+    if (mine != num_new_tms)
+        gasneti_fatalerror("gex_TM_Create: args names %zu endpoint(s) of this process but num_new_tms is %zu", mine,
+                           num_new_tms);
+    if (!new_tms) gasneti_fatalerror("gex_TM_Create: new_tms is NULL");
+    uint32_t id = team_id(parent, nth, h);
+    size_t k = 0;
+    for (size_t i = 0; i < numargs; i++) {
+        if (args[i].gex_rank != gasneti_mynode) continue;
+        gex_Rank_t *jr = malloc(numargs * sizeof *jr);
+        gex_EP_Index_t *ep = malloc(numargs * sizeof *ep);
+        if (!jr || !ep) gasneti_fatalerror("gex_TM_Create: out of memory for a team of %zu", numargs);
+        for (size_t j = 0; j < numargs; j++) jr[j] = args[j].gex_rank, ep[j] = args[j].gex_ep_index;
+        void *scratch = scratch_addrs && scratch_size ? scratch_addrs[k] : NULL;
+        new_tms[k++] = new_team(gasneti_eps[args[i].gex_ep_index], jr, ep, (gex_Rank_t)numargs, (gex_Rank_t)i, id,
+                                scratch, scratch_size, "gex_TM_Create");
+    }
+    return 0;
+}
+
+/* ---- gex_EP_PublishBoundSegment: every member's bound segments to every member ---- */
+int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
+    check_team(tm, "gex_EP_PublishBoundSegment");
+    if (flags) gasneti_fatalerror("gex_EP_PublishBoundSegment: flags must be 0 (got 0x%x)", (unsigned)flags);
+    if (num_eps && !eps) gasneti_fatalerror("gex_EP_PublishBoundSegment: eps is NULL with num_eps %zu", num_eps);
+    if (num_eps > GASNET_MAXEPS) gasneti_fatalerror("gex_EP_PublishBoundSegment: num_eps %zu is too many", num_eps);
+    gex_Rank_t n = tm->_size;
+    uint32_t cnt = (uint32_t)num_eps, *cnts = malloc(n * sizeof *cnts), most = 0;
+    if (!cnts) gasneti_fatalerror("gex_EP_PublishBoundSegment: out of memory");
+    gex_Event_Wait(gasnete_coll_gather_all(tm, cnts, &cnt, sizeof cnt));
+    for (gex_Rank_t r = 0; r < n; r++)
+        if (cnts[r] > most) most = cnts[r];
+    if (most) {
+        gasneti_segpub_t *mine = calloc(most, sizeof *mine), *all = calloc((size_t)n * most, sizeof *all);
+        if (!mine || !all) gasneti_fatalerror("gex_EP_PublishBoundSegment: out of memory");
+        for (size_t i = 0; i < num_eps; i++) {
+            if (!eps[i] || eps[i]->_client != tm->_ep->_client)
+                gasneti_fatalerror("gex_EP_PublishBoundSegment: eps[%zu] is not an endpoint of this client", i);
+            if (eps[i]->_index == 0)
+                gasneti_fatalerror("gex_EP_PublishBoundSegment: eps[%zu] is the primordial endpoint, whose segment "
+                                   "gex_Segment_Attach publishes", i);
+            gasneti_ep_publish_local(eps[i], &mine[i]);
+        }
+        gex_Event_Wait(gasnete_coll_gather_all(tm, all, mine, most * sizeof *mine));
+        for (gex_Rank_t r = 0; r < n; r++)
+            for (uint32_t i = 0; i < cnts[r]; i++) gasneti_ep_publish_record(&all[(size_t)r * most + i]);
+        free(mine);
+        free(all);
+    }
+    free(cnts);
+    return GASNET_OK;
 }

@@ -130,7 +130,7 @@ static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t
     c->nev = 0;
     vis_pack_config();
     c->jr = gasneti_tm_jobrank(tm, rank);
-    c->pack = vis_pack_on && vis_pack_max && gasneti_peerseg[c->jr]._nbr_delta == GASNETI_NOT_NBR;
+    c->pack = vis_pack_on && vis_pack_max && gasneti_tm_peerseg(tm, rank, c->jr)->_nbr_delta == GASNETI_NOT_NBR;
     c->cap = vis_packet_cap();
     c->used = c->reply_bytes = 0;
     c->buf = NULL;

@@ -42,7 +42,8 @@ enum { F_FRAG = 1, F_SEPARATE = 2, F_CREDIT = 4 };
  * payload size is what is left of the message. */
 typedef struct {
     uint8_t category, nargs, handler, flags;
-    uint32_t credits; /* request credits the sender returns to the receiver */
+    uint16_t credits; /* request credits the sender returns to the receiver (<= CREDITS) */
+    uint8_t dst_ep, src_ep; /* endpoint indices */
 } hdr_t;
 typedef struct {
     uint64_t dest_addr;
@@ -203,7 +204,7 @@ static void send_credits(void) {
         }
         memset(&p->credit_msg, 0, sizeof(p->credit_msg));
         p->credit_msg.flags = F_CREDIT;
-        p->credit_msg.credits = (uint32_t)p->owed;
+        p->credit_msg.credits = (uint16_t)p->owed;
         p->owed = 0;
         p->listed = 0;
         MPI_Isend(&p->credit_msg, sizeof(hdr_t), MPI_BYTE, (int)due_list[i], TAG_REP, gasnetc_am_comm,
@@ -226,6 +227,8 @@ static void dispatch(int src, const uint8_t *buf, size_t len, int is_req) {
     m.category = h->category;
     m.is_req = (uint8_t)is_req;
     m.nargs = h->nargs;
+    m.dst_ep = h->dst_ep;
+    m.src_ep = h->src_ep;
     m.args = (const gex_AM_Arg_t *)(buf + args_off(h->category, h->flags));
     m.frag = (h->flags & F_FRAG) ? (const gasneti_frag_t *)(buf + args_off(h->category, 0)) : NULL;
     if (h->category == GASNETI_AM_LONG) {
@@ -422,7 +425,9 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     h->nargs = m->nargs;
     h->handler = m->handler;
     h->flags = (uint8_t)flags;
-    h->credits = (uint32_t)p->owed; /* piggy-backed: nothing owed any more */
+    h->credits = (uint16_t)p->owed; /* piggy-backed: nothing owed any more */
+    h->dst_ep = m->dst_ep;
+    h->src_ep = m->src_ep;
     p->owed = 0;
     uint32_t dataseq = separate ? p->dataseq[ch]++ : 0;
     if (m->category == GASNETI_AM_LONG) {

@@ -50,7 +50,8 @@ typedef struct {
     uint32_t frag[3]; /* gasneti_frag_t, with F_FRAG */
     uint64_t dest_addr;
     uint32_t credits; /* request credits the sender returns to the receiver */
-    uint32_t pad;
+    uint8_t dst_ep, src_ep; /* endpoint indices */
+    uint16_t pad;
 } hdr_t;
 _Static_assert(sizeof(hdr_t) == 40, "hdr_t layout");
 _Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
@@ -127,6 +128,8 @@ static void dispatch(const uint8_t *msg, int is_req) {
     m.category = h.category;
     m.is_req = (uint8_t)is_req;
     m.nargs = h.nargs;
+    m.dst_ep = h.dst_ep;
+    m.src_ep = h.src_ep;
     m.args = args;
     m.nbytes = h.nbytes;
     m.frag = (h.flags & F_FRAG) ? (const gasneti_frag_t *)(msg + offsetof(hdr_t, frag)) : NULL;
@@ -317,6 +320,8 @@ static size_t build(uint8_t *buf, const gasneti_am_msg_t *m, size_t plen) {
     else memset(h->frag, 0, sizeof(h->frag));
     h->dest_addr = (uintptr_t)m->dest_addr;
     h->credits = 0; /* set under the lock, when sent */
+    h->dst_ep = m->dst_ep;
+    h->src_ep = m->src_ep;
     h->pad = 0;
     if (m->nargs) memcpy(buf + sizeof(hdr_t), m->args, 4u * m->nargs);
     if (plen) memcpy(buf + PAYLOAD_OFF(m->nargs), m->src, plen);

@@ -44,6 +44,7 @@ TESTS = [
     ("test_coll", ["test_coll.c", "test_util.h"]),
     ("test_mixed", ["test_mixed.c", "test_util.h"]),
     ("test_stress", ["test_stress.c", "test_util.h"]),
+    ("test_multiep", ["test_multiep.c", "test_util.h"]),
     # (name, sources, conduits): built only for these conduits
     ("test_mpi_interop", ["test_mpi_interop.c", "test_util.h"], ["mpi"]),
 ]

@@ -56,7 +56,7 @@ typedef struct {
     uint8_t kind, chan, category, nargs;
     uint32_t seq;
     uint8_t handler, has_frag;
-    uint16_t pad;
+    uint8_t dst_ep, src_ep; /* endpoint indices */
     uint32_t ack[2];  /* per channel of the sender-from-us direction: next seq expected */
     uint64_t sack[2]; /* bit i: seq ack+1+i received */
     uint32_t nbytes;
@@ -367,12 +367,8 @@ static const char *check_body(const hdr_t *h, size_t len) {
     if (len < off || len - off != h->nbytes) return "lengths do not add up";
     if (h->category == GASNETI_AM_SHORT && (h->nbytes || h->has_frag)) return "Short with a payload";
     if (h->nbytes > GASNETC_NET_MEDIUM) return "payload too long";
-    if (h->category == GASNETI_AM_LONG && h->nbytes) {
-        const gasneti_peerseg_t *s = &gasneti_peerseg[gasneti_mynode];
-        uint64_t d = h->dest_addr, b = (uintptr_t)s->_owner_addr;
-        if (!s->_size || d < b || d + h->nbytes > b + s->_size) return "Long destination outside the segment";
-    }
-    if (!gasneti_handler_table[h->handler].gex_fnptr) return "unregistered handler";
+    const char *why = gasneti_am_check_target(h->dst_ep, h->handler, h->category, h->dest_addr, h->nbytes);
+    if (why) return why;
     return NULL;
 }
 
@@ -388,6 +384,8 @@ static void dispatch(const uint8_t *buf) {
     m.args = (const gex_AM_Arg_t *)(buf + sizeof(hdr_t));
     m.nbytes = h->nbytes;
     m.frag = h->has_frag ? (const gasneti_frag_t *)h->frag : NULL;
+    m.dst_ep = h->dst_ep;
+    m.src_ep = h->src_ep;
     if (h->category == GASNETI_AM_LONG) {
         if (h->nbytes) memcpy((void *)(uintptr_t)h->dest_addr, payload, h->nbytes);
         m.payload = (void *)(uintptr_t)h->dest_addr;
@@ -547,7 +545,8 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     h->seq = seq;
     h->handler = m->handler;
     h->has_frag = m->frag != NULL;
-    h->pad = 0;
+    h->dst_ep = m->dst_ep;
+    h->src_ep = m->src_ep;
     h->nbytes = (uint32_t)plen;
     if (m->frag) memcpy(h->frag, m->frag, sizeof(h->frag));
     else memset(h->frag, 0, sizeof(h->frag));
