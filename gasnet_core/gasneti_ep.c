@@ -193,7 +193,8 @@ void gex_Segment_Destroy(gex_Segment_t seg, gex_Flags_t flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Segment_Destroy");
     if (!seg) gasneti_fatalerror("gex_Segment_Destroy: GEX_SEGMENT_INVALID");
     if (flags) gasneti_fatalerror("gex_Segment_Destroy: flags must be 0 (got 0x%x)", (unsigned)flags);
-    if (seg->_id == 0) gasneti_fatalerror("gex_Segment_Destroy: the segment of gex_Segment_Attach lives as long as the job");
+    if (seg->_id == 0)
+        gasneti_fatalerror("gex_Segment_Destroy: the segment of gex_Segment_Attach lives as long as the job");
     if (seg->_bound)
         gasneti_fatalerror("gex_Segment_Destroy: the segment is still bound to %u endpoint(s)", (unsigned)seg->_bound);
     gex_HSL_Lock(&ep_lock);

@@ -17,8 +17,8 @@
 
 /* lc (NULL: must be complete at return) and rc each receive one gasneti_counter_done;
  * both are incremented here, before the conduit may signal them. */
-static int put_start(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *lc, gasneti_counter_t *rc,
-                     gex_Flags_t flags) {
+static int put_start(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *lc,
+                     gasneti_counter_t *rc, gex_Flags_t flags) {
 #if GASNETC_NATIVE_PUT
     if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native && ep == 0) {
         gasneti_counter_add(rc);
@@ -35,7 +35,8 @@ static int put_start(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *s
     return gasnete_amrma_put(ep, jr, dest, src, n, rc, flags);
 }
 
-static int get_start(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done, gex_Flags_t flags) {
+static int get_start(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done,
+                     gex_Flags_t flags) {
 #if GASNETC_NATIVE_GET
     if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native && ep == 0) {
         gasneti_counter_add(done);

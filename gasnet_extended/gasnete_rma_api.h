@@ -253,7 +253,8 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlockingVal(gex_TM_t _tm, gex_Rank_t _rank,
     }
     gex_RMA_Value_t _buf;
     gasneti_val_store(&_buf, _value, _nbytes);
-    gex_Event_t _ev = gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+    gex_Event_t _ev = gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW,
+                                   _flags & ~GASNETI_FLAG_SEG_OFFSET);
     if (_ev == GEX_EVENT_NO_OP) return 1;
     if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
     return 0;
@@ -274,7 +275,8 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBIVal(gex_TM_t _tm, gex_Rank_t _rank, void
     }
     gex_RMA_Value_t _buf;
     gasneti_val_store(&_buf, _value, _nbytes);
-    return gasnete_put_nbi(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+    return gasnete_put_nbi(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW,
+                                    _flags & ~GASNETI_FLAG_SEG_OFFSET);
 }
 
 GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _rank, void *_dest,
@@ -292,7 +294,8 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _ran
     }
     gex_RMA_Value_t _buf;
     gasneti_val_store(&_buf, _value, _nbytes);
-    return gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW, _flags & ~GASNETI_FLAG_SEG_OFFSET);
+    return gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW,
+                                   _flags & ~GASNETI_FLAG_SEG_OFFSET);
 }
 
 /* ---- events and NBI synchronization ----

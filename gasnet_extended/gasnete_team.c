@@ -1,5 +1,6 @@
-/* gasnete_team.c: team creation and destruction: gex_TM_Split, gex_TM_Dup,
- * gex_TM_Destroy, gex_TM_Pair. Layer: extended.
+/* gasnete_team.c: team creation and destruction: gex_TM_Split, gex_TM_Dup, gex_TM_Create,
+ * gex_TM_Destroy, gex_TM_Pair, and gex_EP_PublishBoundSegment (collective over a team).
+ * Layer: extended. A member of a team is an endpoint (jobrank, endpoint index).
  * A team is a gex_TM_t with its members' jobranks (NULL when rank == jobrank for the
  * whole job) and an id that names it in collective messages (gasnete_coll.c). The id is
  * computed by every member alike from the parent's id, the number of teams created from
