@@ -166,6 +166,11 @@ extern void *gasneti_lanes_claim(const gasneti_am_msg_t *m, int32_t nbrhd_idx, g
 extern void gasneti_lanes_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m);
 extern int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, const gasneti_pshm_claim_t *c);
 extern size_t gasneti_pshm_max_medium;
+/* Each process's collectives area, in the shared control region every neighbor maps
+ * (zero-filled at start; gasnete_coll.c owns its layout), of gasneti_pshm_coll_bytes
+ * (the same in every neighbor): NULL for a jobrank that is not a neighbor. */
+extern size_t gasneti_pshm_coll_bytes;
+extern uint8_t *gasneti_pshm_coll_area(gex_Rank_t jobrank);
 /* A same-host Long: the sender copies the payload straight into the target endpoint's
  * segment, which every neighbor maps (at _pshm_delta from the target's own address),
  * unless the client gave the memory (gex_Segment_Create): not reachable that way. */

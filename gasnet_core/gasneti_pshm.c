@@ -17,7 +17,10 @@
  * by the sender straight into the target's segment (mapped in every neighbor).
  * In neighborhoods of up to GASNET_PSHM_LANES_MAX processes, small requests and their
  * replies take the per-pair lanes of gasneti_pshm_lanes.c instead (set up here, in the
- * same control region); these queues then carry large Mediums and their replies. */
+ * same control region); these queues then carry large Mediums and their replies.
+ * The region ends with one collectives area per process (gasneti_pshm_coll_bytes: 1 MiB
+ * and a page in neighborhoods of up to 16 processes, 256 KiB and a page in larger ones;
+ * laid out and used by gasnete_coll.c for same-host broadcasts). */
 #include "conduit_contract.h"
 #include "gasneti_deliver.h"
 
@@ -68,6 +71,8 @@ static uint64_t ctl_bytes; /* shared memory the AM queues of this neighborhood m
 static uint64_t depth, mask;
 static size_t ring_bytes;
 static uint8_t *ctl_base;
+static uint8_t *coll_base; /* [nbrhd_size] collectives areas, gasneti_pshm_coll_bytes each */
+size_t gasneti_pshm_coll_bytes;
 static ring_t *rings; /* [nbrhd_size][2]: 0 requests, 1 replies */
 static ring_t *my_req, *my_rep;
 /* [nbrhd_size*2]: last `released` seen per ring, shared by this process's threads. Stored
@@ -95,7 +100,9 @@ void gasneti_pshm_init(void) {
     ring_bytes = sizeof(ringhdr_t) + depth * (sizeof(slot_t) + gasneti_pshm_max_medium);
     ring_bytes = (ring_bytes + GASNET_PAGESIZE - 1) & ~(size_t)(GASNET_PAGESIZE - 1);
     size_t lanes = gasneti_lanes_bytes(gasneti_nbrhd_size, depth);
-    size_t total = ring_bytes * 2 * gasneti_nbrhd_size + lanes;
+    size_t coll_off = (ring_bytes * 2 * gasneti_nbrhd_size + lanes + GASNET_PAGESIZE - 1) & ~(size_t)(GASNET_PAGESIZE - 1);
+    gasneti_pshm_coll_bytes = ((size_t)(gasneti_nbrhd_size <= 16 ? 1024 : 256) << 10) + GASNET_PAGESIZE;
+    size_t total = coll_off + gasneti_pshm_coll_bytes * gasneti_nbrhd_size;
     ctl_bytes = total;
 
     char tag[32];
@@ -125,8 +132,14 @@ void gasneti_pshm_init(void) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus > 0 && gasneti_nbrhd_size > (gex_Rank_t)cpus) gasneti_idle_polls_before_yield = 16;
     if (lanes) gasneti_lanes_init(ctl_base + ring_bytes * 2 * gasneti_nbrhd_size, depth);
+    coll_base = ctl_base + coll_off;
     my_req = &rings[2 * gasneti_nbrhd_myidx];
     my_rep = &rings[2 * gasneti_nbrhd_myidx + 1];
+}
+
+uint8_t *gasneti_pshm_coll_area(gex_Rank_t jobrank) {
+    int32_t i = gasneti_nbrhd_index[jobrank];
+    return i < 0 ? NULL : coll_base + (size_t)i * gasneti_pshm_coll_bytes;
 }
 
 /* The slow part of claiming a position: the CAS lost a race, or the ring looked full

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TAG_UP = 1, TAG_DOWN = 2 };
+enum { TAG_UP = 1, TAG_DOWN = 2, TAG_SHM = 3 };
 enum { K_BCAST, K_REDUCE_ONE, K_REDUCE_ALL, K_BARRIER, K_GATHER_ALL };
 
 /* ---- the inbox ---- */
@@ -129,6 +129,12 @@ typedef struct collop_s {
     gex_Coll_ReduceFn_t fn;
     void *cdata;
     gex_Event_t ev;
+    /* the shared-memory broadcast */
+    int shm;
+    uint32_t gen;        /* the root's staging generation; 0 until known */
+    size_t chunk;        /* the next piece to stage (root) or copy out (member) */
+    size_t own;          /* root: the next piece of its own destination to copy */
+    uint8_t *area;       /* the root's collectives area */
 } collop_t;
 
 static collop_t *new_ops, **new_tail = &new_ops; /* started, not yet seen by progress (inbox_lock) */
@@ -187,9 +193,109 @@ static void finish(collop_t *o) {
     gasneti_counter_done(&o->ev->pending);
 }
 
+/* ---- the shared-memory broadcast ---- */
+#define SHM_MIN 4096
+#define SHM_CHUNK ((size_t)64 << 10)
+#define SHM_HDR ((size_t)4096) /* the slot headers, then the slots */
+#define SHM_SLOTS_MAX 16
+typedef struct {
+    uint64_t stamp; /* (generation << 32 | piece) + 1 of the piece in the slot; release-stored by the root */
+    char pad1[56];
+    uint64_t acks; /* members that copied a piece out of the slot, ever; release-added */
+    char pad2[56];
+} shm_slot_t;
+_Static_assert(SHM_SLOTS_MAX * sizeof(shm_slot_t) <= SHM_HDR, "collectives area layout");
+
+/* the root side's state, touched by progress only (one thread at a time) */
+static uint32_t shm_gen;                 /* generations handed out by this process */
+static uint64_t shm_expect[SHM_SLOTS_MAX]; /* acks each slot must reach before its next fill */
+static const collop_t *shm_owner;        /* the broadcast staging from this process's area */
+
+static inline shm_slot_t *shm_slot(uint8_t *area, size_t s) { return (shm_slot_t *)area + s; }
+static inline uint8_t *shm_data(uint8_t *area, size_t s) { return area + SHM_HDR + s * SHM_CHUNK; }
+static inline size_t shm_slots(void) { /* the same in every neighbor */
+    size_t k = (gasneti_pshm_coll_bytes - SHM_HDR) / SHM_CHUNK;
+    return k < SHM_SLOTS_MAX ? k : SHM_SLOTS_MAX;
+}
+static inline size_t shm_piece_len(const collop_t *o, size_t piece) {
+    size_t off = piece * SHM_CHUNK;
+    return o->nbytes - off < SHM_CHUNK ? o->nbytes - off : SHM_CHUNK;
+}
+static inline uint64_t shm_stamp(uint32_t gen, size_t piece) { return ((uint64_t)gen << 32 | piece) + 1; }
+
+/* Do all members of tm share this host's memory (so its broadcasts may go through it)? */
+static int team_on_host(gex_TM_t tm) {
+    for (gex_Rank_t r = 0; r < tm->_size; r++)
+        if (!gasneti_pshm_coll_area(gasneti_tm_jobrank(tm, r))) return 0;
+    return 1;
+}
+
+/* The root: stages the pieces while slots are free. Returns 0 while waiting. */
+static int shm_root(collop_t *o) {
+    gex_TM_t tm = o->tm;
+    if (!o->gen) {
+        if (shm_owner) return 0; /* another broadcast from here is still staging */
+        shm_owner = o;
+        if (!++shm_gen) ++shm_gen;
+        o->gen = shm_gen;
+        o->area = gasneti_pshm_coll_area(gasneti_mynode);
+        for (gex_Rank_t r = 0; r < tm->_size; r++)
+            if (r != o->root) coll_send(tm, o->seq, TAG_SHM, r, &o->gen, sizeof(o->gen));
+    }
+    size_t pieces = (o->nbytes + SHM_CHUNK - 1) / SHM_CHUNK, slots = shm_slots();
+    const uint8_t *src = o->src;
+    uint8_t *dst = o->dst && o->dst != o->src ? o->dst : NULL;
+    for (;;) {
+        size_t s = o->chunk % slots;
+        shm_slot_t *h = shm_slot(o->area, s);
+        if (o->chunk < pieces && __atomic_load_n(&h->acks, __ATOMIC_ACQUIRE) >= shm_expect[s]) {
+            memcpy(shm_data(o->area, s), src + o->chunk * SHM_CHUNK, shm_piece_len(o, o->chunk));
+            shm_expect[s] += tm->_size - 1;
+            __atomic_store_n(&h->stamp, shm_stamp(o->gen, o->chunk), __ATOMIC_RELEASE);
+            o->chunk++;
+        } else if (dst && o->own < o->chunk) { /* our own copy, of what is staged */
+            memcpy(dst + o->own * SHM_CHUNK, src + o->own * SHM_CHUNK, shm_piece_len(o, o->own));
+            o->own++;
+        } else if (o->chunk < pieces) {
+            return 0; /* the next slot is still being read */
+        } else {
+            break;
+        }
+    }
+    shm_owner = NULL;
+    finish(o);
+    return 1;
+}
+
+/* A member: copies out the pieces as they are stamped. Returns 0 while waiting. */
+static int shm_member(collop_t *o) {
+    gex_TM_t tm = o->tm;
+    if (!o->gen) {
+        inmsg_t *m = inbox_take(tm, o->seq, TAG_SHM, o->root);
+        if (!m) return 0;
+        if (m->total != sizeof(o->gen))
+            gasneti_fatalerror("collectives: a shared-memory broadcast start of %zu bytes (expected %zu)", m->total,
+                               sizeof(o->gen));
+        memcpy(&o->gen, m->buf, sizeof(o->gen));
+        inmsg_free(m);
+        o->area = gasneti_pshm_coll_area(gasneti_tm_jobrank(tm, o->root));
+    }
+    size_t pieces = (o->nbytes + SHM_CHUNK - 1) / SHM_CHUNK, slots = shm_slots();
+    for (; o->chunk < pieces; o->chunk++) {
+        size_t s = o->chunk % slots;
+        shm_slot_t *h = shm_slot(o->area, s);
+        if (__atomic_load_n(&h->stamp, __ATOMIC_ACQUIRE) != shm_stamp(o->gen, o->chunk)) return 0;
+        memcpy((uint8_t *)o->dst + o->chunk * SHM_CHUNK, shm_data(o->area, s), shm_piece_len(o, o->chunk));
+        __atomic_add_fetch(&h->acks, 1, __ATOMIC_RELEASE);
+    }
+    finish(o);
+    return 1;
+}
+
 /* The down phase from o->root of o->acc (acc_len bytes), or of what arrives from the
  * parent; the result goes to dst (when there is one). Returns 0 while waiting. */
 static int step_down(collop_t *o) {
+    if (o->shm) return o->tm->_rank == o->root ? shm_root(o) : shm_member(o);
     gex_TM_t tm = o->tm;
     gex_Rank_t n = tm->_size, rel = (tm->_rank + n - o->root) % n;
     inmsg_t *m = NULL;
@@ -361,6 +467,7 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
     o->dst = dst;
     o->src = src;
     o->nbytes = nbytes;
+    o->shm = nbytes >= SHM_MIN && team_on_host(tm);
     return start(o);
 }
 

@@ -4,8 +4,8 @@
  * BroadcastNB (every root, 0 bytes to 1 MiB), ReduceToOneNB (every root) and
  * ReduceToAllNB for every built-in type and operation, user operations (commutative on a
  * 3-byte GEX_DT_USER, non-commutative on a 16-byte one, whose result depends on rank order),
- * counts up to 10^6, several operations in flight on several teams at once, synced in
- * reverse order. Every result is compared with one computed here. RMA by team rank
+ * counts up to 10^6, several operations in flight on several teams at once (small ones,
+ * and large broadcasts on three teams at once), synced in reverse order. Every result is compared with one computed here. RMA by team rank
  * checks the translation of each new team. Layer: tests (public API only). */
 #include "test_util.h"
 #include <gasnet_coll.h>
@@ -237,6 +237,36 @@ static void test_inflight(gex_TM_t tm, const char *tname) {
     n_checks += K;
 }
 
+/* large broadcasts (the same-host shared-memory path when the members share memory) in
+ * flight on several teams at once, from several roots, synced in reverse order */
+static void test_big_inflight(gex_TM_t *tms, int ntm) {
+    enum { PER = 3 };
+    static const size_t sizes[PER] = {4096, 300001, (1 << 20) - 3};
+    uint8_t *src[8][PER], *dst[8][PER];
+    gex_Event_t ev[8][PER];
+    CHECK(ntm <= 8);
+    for (int t = 0; t < ntm; t++)
+        for (int k = 0; k < PER; k++) {
+            gex_Rank_t n = gex_TM_QuerySize(tms[t]), root = (gex_Rank_t)((t + k) % n);
+            src[t][k] = malloc(sizes[k]), dst[t][k] = malloc(sizes[k] + 1);
+            CHECK(src[t][k] && dst[t][k]);
+            test_pat_fill(src[t][k], sizes[k], 0xC0000000ull + (uint64_t)t * 16 + k);
+            memset(dst[t][k], 0x5A, sizes[k] + 1);
+            ev[t][k] = gex_Coll_BroadcastNB(tms[t], root, dst[t][k], src[t][k], sizes[k], 0);
+        }
+    for (int t = ntm - 1; t >= 0; t--)
+        for (int k = PER - 1; k >= 0; k--) gex_Event_Wait(ev[t][k]);
+    for (int t = 0; t < ntm; t++)
+        for (int k = 0; k < PER; k++) {
+            CHECK_PAT(dst[t][k], sizes[k], 0xC0000000ull + (uint64_t)t * 16 + k,
+                      "team %d: in-flight broadcast of %zu bytes", t, sizes[k]);
+            CHECKF(dst[t][k][sizes[k]] == 0x5A, "team %d: in-flight broadcast of %zu bytes wrote past its end", t,
+                   sizes[k]);
+            free(src[t][k]), free(dst[t][k]);
+            n_checks++;
+        }
+}
+
 /* team ranks map to the right processes: each member puts its jobrank into its right
  * team neighbor's slot, addressed by team rank */
 static void test_team_rma(gex_TM_t tm, const char *tname, size_t slot) {
@@ -342,6 +372,8 @@ int main(int argc, char **argv) {
     gex_Event_Wait(e1);
     CHECK_EQ(ra, (uint64_t)(me < n / 2 ? (n / 2 ? n / 2 - 1 : 0) : n - 1));
     CHECK_EQ(rb, (uint64_t)gex_TM_QuerySize(oe));
+    gex_TM_t busy[3] = {test_tm, half, oe};
+    test_big_inflight(busy, 3);
 
     /* gex_TM_Pair: rank arguments are jobranks */
     gex_TM_t pair = gex_TM_Pair(test_ep, 0);

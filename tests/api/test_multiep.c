@@ -255,6 +255,23 @@ int main(int argc, char **argv) {
     }
     gex_Event_WaitAll(ev, NEP, 0);
     for (int e = 0; e < NEP; e++) CHECK_EQ(sum[e], (uint64_t)nall * (nall + 1) / 2);
+    { /* a large broadcast (through shared memory when the team shares it), from the last
+       * endpoint, to the four endpoints of each process at once */
+        enum { BIG = 200003 };
+        uint8_t *bsrc = malloc(BIG), *bdst[NEP];
+        CHECK(bsrc);
+        test_pat_fill(bsrc, BIG, 0xB16);
+        for (int e = 0; e < NEP; e++) {
+            CHECK((bdst[e] = calloc(1, BIG)) != NULL);
+            ev[e] = gex_Coll_BroadcastNB(teams[e], nall - 1, bdst[e], bsrc, BIG, 0);
+        }
+        gex_Event_WaitAll(ev, NEP, 0);
+        for (int e = 0; e < NEP; e++) {
+            CHECK_PAT(bdst[e], BIG, 0xB16, "endpoint %d: broadcast of %d bytes", e, (int)BIG);
+            free(bdst[e]);
+        }
+        free(bsrc);
+    }
 
     /* pair teams: rank = jobrank, to endpoint f of that process */
     test_barrier();
