@@ -170,6 +170,7 @@ extern size_t gasneti_pshm_max_medium;
  * (zero-filled at start; gasnete_coll.c owns its layout), of gasneti_pshm_coll_bytes
  * (the same in every neighbor): NULL for a jobrank that is not a neighbor. */
 extern size_t gasneti_pshm_coll_bytes;
+extern int gasneti_pshm_oversubscribed; /* more neighbors than this host has CPUs */
 extern uint8_t *gasneti_pshm_coll_area(gex_Rank_t jobrank);
 /* A same-host Long: the sender copies the payload straight into the target endpoint's
  * segment, which every neighbor maps (at _pshm_delta from the target's own address),

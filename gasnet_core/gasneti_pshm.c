@@ -73,6 +73,7 @@ static size_t ring_bytes;
 static uint8_t *ctl_base;
 static uint8_t *coll_base; /* [nbrhd_size] collectives areas, gasneti_pshm_coll_bytes each */
 size_t gasneti_pshm_coll_bytes;
+int gasneti_pshm_oversubscribed; /* more neighbors than this host has CPUs */
 static ring_t *rings; /* [nbrhd_size][2]: 0 requests, 1 replies */
 static ring_t *my_req, *my_rep;
 /* [nbrhd_size*2]: last `released` seen per ring, shared by this process's threads. Stored
@@ -130,7 +131,10 @@ void gasneti_pshm_init(void) {
     for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++)
         for (int k = 0; k < 2; k++) rings[2 * i + k] = ring_at(ctl_base, i, k);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus > 0 && gasneti_nbrhd_size > (gex_Rank_t)cpus) gasneti_idle_polls_before_yield = 16;
+    if (cpus > 0 && gasneti_nbrhd_size > (gex_Rank_t)cpus) {
+        gasneti_idle_polls_before_yield = 16;
+        gasneti_pshm_oversubscribed = 1;
+    }
     if (lanes) gasneti_lanes_init(ctl_base + ring_bytes * 2 * gasneti_nbrhd_size, depth);
     coll_base = ctl_base + coll_off;
     my_req = &rings[2 * gasneti_nbrhd_myidx];

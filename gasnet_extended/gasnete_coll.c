@@ -13,7 +13,7 @@
  *   - down (broadcast, the second half of ReduceToAll, all-gather and barrier): rooted at
  *     the data's root, relative ranks; a rank forwards to its children, largest subtree
  *     first. ReduceToOne to a root other than 0 ends with rank 0 sending to the root.
- * Messages: AM Mediums of at most gasneti_am_max_medium bytes carrying (team id, the
+ * Messages: AM Mediums of at most gasneti_am_max_medium bytes (pieces) carrying (team id, the
  * operation's sequence number on the team, tag, sender's team rank, offset, total). The
  * handler only files the bytes in an inbox keyed by those four (the operation may not
  * have started here yet, or the team may not exist here yet). Operations advance in
@@ -38,7 +38,12 @@ typedef struct inmsg_s {
     size_t total, got;
     int seen; /* a piece arrived (a 0-byte message is one piece) */
     uint8_t *buf;
+    uint8_t *have;  /* messages of several pieces: [piece] arrived */
+    size_t contig;  /* pieces [0, contig) have all arrived */
 } inmsg_t;
+
+#define PIECE gasneti_am_max_medium /* bytes per message piece, the same on every rank */
+static inline size_t npieces(size_t total) { return total ? (total + PIECE - 1) / PIECE : 1; }
 
 #define INBOX_BUCKETS 256
 static inmsg_t *inbox[INBOX_BUCKETS];
@@ -56,13 +61,16 @@ void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team,
                           gex_AM_Arg_t tag, gex_AM_Arg_t src, gex_AM_Arg_t off, gex_AM_Arg_t total) {
     gex_EP_Index_t ep = t->ep->_index;
     size_t o = (uint32_t)off, tot = (uint32_t)total;
-    if (o + n > tot) gasneti_fatalerror("collectives: a piece of %zu bytes at %zu overruns its %zu-byte message", n, o, tot);
+    if (o + n > tot || o % PIECE || (n != PIECE && o + n != tot))
+        gasneti_fatalerror("collectives: a piece of %zu bytes at %zu does not fit its %zu-byte message", n, o, tot);
     gex_HSL_Lock(&inbox_lock);
     inmsg_t **pp = inbox_slot((uint32_t)team, (uint32_t)seq, (uint32_t)tag, (gex_Rank_t)src, ep), *m = *pp;
     if (!m) {
         m = calloc(1, sizeof(*m));
         if (m && tot) m->buf = malloc(tot);
-        if (!m || (tot && !m->buf)) gasneti_fatalerror("collectives: out of memory for a %zu-byte message", tot);
+        if (m && npieces(tot) > 1) m->have = calloc(npieces(tot), 1);
+        if (!m || (tot && !m->buf) || (npieces(tot) > 1 && !m->have))
+            gasneti_fatalerror("collectives: out of memory for a %zu-byte message", tot);
         m->team = (uint32_t)team, m->seq = (uint32_t)seq, m->tag = (uint32_t)tag, m->src = (gex_Rank_t)src, m->ep = ep;
         m->total = tot;
         *pp = m;
@@ -70,6 +78,10 @@ void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team,
     if (n) memcpy(m->buf + o, buf, n);
     m->got += n;
     m->seen = 1;
+    if (m->have) {
+        m->have[o / PIECE] = 1;
+        while (m->contig < npieces(tot) && m->have[m->contig]) m->contig++;
+    }
     gex_HSL_Unlock(&inbox_lock);
 }
 
@@ -83,21 +95,41 @@ static inmsg_t *inbox_take(gex_TM_t tm, uint32_t seq, uint32_t tag, gex_Rank_t s
     return m;
 }
 
+/* A message of several pieces from src, left in the inbox: NULL until its first piece
+ * arrives; *contig is how many leading pieces have all arrived. */
+static inmsg_t *inbox_peek(gex_TM_t tm, uint32_t seq, uint32_t tag, gex_Rank_t src, size_t *contig) {
+    gex_HSL_Lock(&inbox_lock);
+    inmsg_t *m = *inbox_slot(tm->_id, seq, tag, src, tm->_ep->_index);
+    if (m) *contig = m->contig;
+    gex_HSL_Unlock(&inbox_lock);
+    return m;
+}
+
+static void inbox_remove(inmsg_t *m) {
+    gex_HSL_Lock(&inbox_lock);
+    inmsg_t **pp = inbox_slot(m->team, m->seq, m->tag, m->src, m->ep);
+    *pp = m->next;
+    gex_HSL_Unlock(&inbox_lock);
+}
+
 static void inmsg_free(inmsg_t *m) {
     free(m->buf);
+    free(m->have);
     free(m);
 }
 
-/* sends n bytes (in Medium-sized pieces; one piece when n is 0) to team rank `to` */
+/* sends piece k of the n-byte message `data` to team rank `to` */
+static void coll_send_piece(gex_TM_t tm, uint32_t seq, uint32_t tag, gex_Rank_t to, const void *data, size_t n,
+                            size_t k) {
+    size_t off = k * PIECE, len = n - off < PIECE ? n - off : PIECE;
+    gex_AM_RequestMedium6(tm, to, GASNETI_HIDX_COLL, (uint8_t *)data + off, len, GEX_EVENT_NOW, 0,
+                          (gex_AM_Arg_t)tm->_id, (gex_AM_Arg_t)seq, (gex_AM_Arg_t)tag, (gex_AM_Arg_t)tm->_rank,
+                          (gex_AM_Arg_t)off, (gex_AM_Arg_t)n);
+}
+
+/* sends n bytes (in PIECE-sized pieces; one piece when n is 0) to team rank `to` */
 static void coll_send(gex_TM_t tm, uint32_t seq, uint32_t tag, gex_Rank_t to, const void *data, size_t n) {
-    size_t piece = gasneti_am_max_medium, off = 0;
-    do {
-        size_t len = n - off < piece ? n - off : piece;
-        gex_AM_RequestMedium6(tm, to, GASNETI_HIDX_COLL, (uint8_t *)data + off, len, GEX_EVENT_NOW, 0,
-                              (gex_AM_Arg_t)tm->_id, (gex_AM_Arg_t)seq, (gex_AM_Arg_t)tag,
-                              (gex_AM_Arg_t)tm->_rank, (gex_AM_Arg_t)off, (gex_AM_Arg_t)n);
-        off += len;
-    } while (off < n);
+    for (size_t k = 0; k < npieces(n); k++) coll_send_piece(tm, seq, tag, to, data, n, k);
 }
 
 /* ---- binomial trees ---- */
@@ -134,6 +166,7 @@ typedef struct collop_s {
     uint32_t gen;        /* the root's staging generation; 0 until known */
     size_t chunk;        /* the next piece to stage (root) or copy out (member) */
     size_t own;          /* root: the next piece of its own destination to copy */
+    size_t fwd;          /* tree, several pieces: the next piece to forward */
     uint8_t *area;       /* the root's collectives area */
 } collop_t;
 
@@ -285,9 +318,41 @@ static int shm_member(collop_t *o) {
         size_t s = o->chunk % slots;
         shm_slot_t *h = shm_slot(o->area, s);
         if (__atomic_load_n(&h->stamp, __ATOMIC_ACQUIRE) != shm_stamp(o->gen, o->chunk)) return 0;
+        if (gasneti_pshm_oversubscribed && o->chunk % slots == 0) {
+            /* More processes than CPUs: wait until the root has staged the whole window
+             * (as many pieces as there are slots) and copy it in one go, rather than
+             * trailing the root piece by piece: each wait costs a context switch. */
+            size_t last = o->chunk + slots - 1 < pieces ? o->chunk + slots - 1 : pieces - 1;
+            if (__atomic_load_n(&shm_slot(o->area, last % slots)->stamp, __ATOMIC_ACQUIRE) != shm_stamp(o->gen, last))
+                return 0;
+        }
         memcpy((uint8_t *)o->dst + o->chunk * SHM_CHUNK, shm_data(o->area, s), shm_piece_len(o, o->chunk));
         __atomic_add_fetch(&h->acks, 1, __ATOMIC_RELEASE);
     }
+    finish(o);
+    return 1;
+}
+
+/* The down phase of a broadcast of several pieces, at a rank other than the root: each
+ * piece goes on to the children as soon as it and all before it have arrived, rather
+ * than once the whole message has (the pieces of one message cross each link in
+ * order, so a deep tree costs one message time plus a piece time per level). */
+static int step_down_pipelined(collop_t *o, gex_Rank_t rel, gex_Rank_t parent) {
+    gex_TM_t tm = o->tm;
+    gex_Rank_t n = tm->_size;
+    size_t contig = 0, total = npieces(o->nbytes);
+    inmsg_t *m = inbox_peek(tm, o->seq, TAG_DOWN, parent, &contig);
+    if (!m) return 0;
+    if (m->total != o->nbytes)
+        gasneti_fatalerror("gex_Coll_BroadcastNB: %zu bytes arrived for a broadcast of %zu (nbytes must be the same on "
+                           "every rank)", m->total, o->nbytes);
+    for (; o->fwd < contig; o->fwd++)
+        for (gex_Rank_t k = lowbit(rel, n) >> 1; k; k >>= 1) /* largest subtree first */
+            if (rel + k < n) coll_send_piece(tm, o->seq, TAG_DOWN, (rel + k + o->root) % n, m->buf, m->total, o->fwd);
+    if (o->fwd < total) return 0;
+    inbox_remove(m);
+    if (o->dst) memcpy(o->dst, m->buf, m->total);
+    inmsg_free(m);
     finish(o);
     return 1;
 }
@@ -303,6 +368,7 @@ static int step_down(collop_t *o) {
     size_t len;
     if (rel) {
         gex_Rank_t parent = (rel - lowbit(rel, n) + o->root) % n;
+        if (o->kind == K_BCAST && npieces(o->nbytes) > 1) return step_down_pipelined(o, rel, parent);
         if (!(m = inbox_take(tm, o->seq, TAG_DOWN, parent))) return 0;
         data = m->buf, len = m->total;
     } else {
