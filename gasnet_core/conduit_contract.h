@@ -31,7 +31,8 @@
 /* GASNETC_NATIVE_PUT / _GET: 1 if the conduit moves RMA data to non-neighbors itself
  *   (gasnetc_put / gasnetc_get below exist, used while gasnetc_rma_native is 1, which
  *   the conduit decides at run time); 0 uses the AM-based reference.
- * GASNETC_NATIVE_AMO: 1 if gasnetc_amo_* exist (remote atomics offload).
+ * GASNETC_NATIVE_AMO: 1 if gasnetc_amo_domain / gasnetc_amo exist (remote atomics by the
+ *   network, chosen per atomic domain at creation; requires GASNETC_NATIVE_PUT).
  * GASNETC_NBRHD_ONLY: 1 if every peer is always a neighbor (no network at all);
  *   then gasnetc_am_send is never called.
  * GASNETC_MAX_MEDIUM / _LONG: the largest Medium / Long payload the library offers
@@ -149,6 +150,20 @@ extern int gasnetc_get(void *dest, gex_Rank_t jobrank, void *src, size_t nbytes,
                        gasneti_counter_t *rc, gex_Flags_t flags);
 #endif
 #if GASNETC_NATIVE_AMO
+/* 1 if the network can perform every operation of `ops` (GEX_OP_* bits) on `dt` on the
+ * primordial endpoint's segment of every rank, the caller's own and its neighbors'
+ * included (then gasnete_ratomic.c sends every operation of that atomic domain there
+ * through gasnetc_amo, so that all of them are atomic with respect to each other); 0: the
+ * domain uses CPU atomics and AMs. Decided from the provider and the conduit's knobs
+ * only, so the same on every rank; 0 whenever gasnetc_rma_native is 0. */
+extern int gasnetc_amo_domain(gex_DT_t dt, gex_OP_t ops);
+/* One operation `op` (a single GEX_OP_* of a domain gasnetc_amo_domain accepted) on the
+ * dt at tgt in jobrank's primordial segment (jobrank may be this process or a neighbor).
+ * operand1/operand2 as in gex_AD_OpNB (read before the call returns); result: where a
+ * fetching op's old value goes (NULL for a non-fetching op), valid until completion.
+ * gasneti_counter_done(rc) once the operation is performed at the target and the result
+ * is in place (the caller incremented rc). Returns 0, or 1 having started nothing when
+ * GEX_FLAG_IMMEDIATE is in flags and the network has no room now. */
 extern int gasnetc_amo(gex_Rank_t jobrank, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1,
                        const void *operand2, void *result, gasneti_counter_t *rc, gex_Flags_t flags);
 #endif

@@ -10,9 +10,15 @@
  * Both act on the same memory with the same hardware atomics, so they are atomic with
  * respect to each other: a domain whose members are partly neighbors, partly remote may
  * mix them. The choice a domain makes at creation is therefore only which members it can
- * reach directly (docs/ratomic.md); a conduit with network atomics that are not coherent
- * with the CPU's (GASNETC_NATIVE_AMO) would have to send every operation of a domain
- * through the network, its own included; no conduit in the tree has them yet.
+ * reach directly (docs/ratomic.md).
+ *
+ * Network atomics (GASNETC_NATIVE_AMO: ofi-conduit's fi_atomic) are not known to be
+ * atomic with respect to the CPU's, so the choice between them and the above is made per
+ * domain, once, at gex_AD_Create (gasnetc_amo_domain: the conduit can do every operation
+ * of the domain on its type): such a domain sends every operation on the primordial
+ * endpoint's segments through the network (gasnetc_amo), those targeting this process
+ * and its neighbors included. Segments of other endpoints, which the network does not
+ * reach, keep the CPU/AM path; a location is in one segment, so no location sees both.
  *
  * Floating-point operations other than SET/GET/SWAP/CAS are compare-and-swap loops on
  * the value's bits; (F)CAS compares bits (the spec allows it). Integer MULT, MIN and MAX
@@ -32,6 +38,7 @@ struct gasneti_ad_s {
     gex_OP_t ops;
     gex_Flags_t flags;
     void *cdata;
+    int network; /* every operation on primordial segments by gasnetc_amo */
 };
 
 #define FETCHING_OPS                                                                                       \
@@ -187,6 +194,13 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
     ad->dt = dt;
     ad->ops = ops;
     ad->flags = flags;
+#if GASNETC_NATIVE_AMO
+    ad->network = gasnetc_amo_domain(dt, ops);
+#endif
+    if (gasneti_mynode == 0 && gasnett_verboseenv())
+        fprintf(stderr, "gex_AD_Create: %s domain, ops 0x%x: %s\n", gasnete_dt_name(dt) + 7, (unsigned)ops,
+                ad->network ? "network atomics (" GASNETC_NAME " conduit) for every target"
+                            : "CPU atomics for load/store peers, AMs for the others");
     *ad_p = ad;
 }
 
@@ -257,6 +271,26 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     GASNETI_TRACE_OP(GASNETI_TK_AMO, jr, gasnete_dt_size(dt), 0);
     if (flags & GEX_FLAG_AD_REL) __atomic_thread_fence(__ATOMIC_RELEASE);
     intptr_t delta = seg->_nbr_delta;
+#if GASNETC_NATIVE_AMO
+    if (ad->network && ep == 0) { /* by the network, whoever the target is */
+        gex_Event_t nev = GEX_EVENT_INVALID;
+        gasneti_counter_t *ndone;
+        int ncat = op == GEX_OP_SET ? GASNETE_NBI_PUT : op == GEX_OP_GET ? GASNETE_NBI_GET : GASNETE_NBI_RMW;
+        if (nbi) {
+            ndone = gasnete_nbi_counter(ncat);
+        } else {
+            nev = gasnete_event_new(0);
+            ndone = &nev->pending;
+        }
+        gasneti_counter_add(ndone);
+        if (gasnetc_amo(jr, tgt_addr, dt, op, operand1, operand2, result_p, ndone, flags)) {
+            gasneti_counter_done(ndone); /* IMMEDIATE and no room: nothing started */
+            if (!nbi) gasnete_event_free(nev);
+            return GEX_EVENT_NO_OP;
+        }
+        return nev;
+    }
+#endif
     if (delta != GASNETI_NOT_NBR) {
         apply(dt, op, (void *)((uintptr_t)tgt_addr + delta), operand1, operand2, result_p);
         if (flags & GEX_FLAG_AD_ACQ) __atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -173,7 +173,10 @@ GASNETI_COLD static void cq_error(void) {
     if (err.err == FI_ECANCELED) return;
     long peer = -1;
     const char *what = "a completion";
-    if (err.flags & FI_RMA) {
+    if (err.flags & FI_ATOMIC) {
+        peer = gasnetc_ofi_rma_peer(err.op_context);
+        what = "an atomic (fi_atomic, fi_fetch_atomic or fi_compare_atomic completion)";
+    } else if (err.flags & FI_RMA) {
         peer = gasnetc_ofi_rma_peer(err.op_context);
         what = (err.flags & FI_READ) ? "fi_read (completion)" : "fi_write (completion)";
     } else if (err.flags & FI_SEND) {
@@ -246,7 +249,7 @@ static int ofi_poll(int nested) {
     if (got == -FI_EAVAIL) cq_error();
     else if (got < 0 && got != -FI_EAGAIN) gasnetc_ofi_fail("fi_cq_read", got, -1);
     for (ssize_t k = 0; k < got; k++) {
-        if (e[k].flags & FI_RMA) { /* fi_write / fi_read (ofi_rma.c) */
+        if (e[k].flags & (FI_RMA | FI_ATOMIC)) { /* fi_write / fi_read / atomics (ofi_rma.c) */
             gasnetc_ofi_rma_done(e[k].op_context);
             continue;
         }
@@ -453,7 +456,7 @@ int gasnetc_ofi_am_fini(void) {
             continue;
         }
         for (ssize_t k = 0; k < got; k++) {
-            if (e[k].flags & FI_RMA) gasnetc_ofi_rma_done(e[k].op_context);
+            if (e[k].flags & (FI_RMA | FI_ATOMIC)) gasnetc_ofi_rma_done(e[k].op_context);
             else if (e[k].flags & FI_SEND) free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
         }
     }

@@ -3,7 +3,9 @@
  * (fi_send/fi_inject on reliable-datagram endpoints, ofi_am.c) through whichever provider
  * libfabric offers (FI_PROVIDER chooses); neighbors use the core's PSHM. RMA to
  * non-neighbors: fi_write/fi_read into the registered segment when the provider has
- * FI_RMA (ofi_rma.c), else the extended layer's AM-based reference. No native atomics. */
+ * FI_RMA (ofi_rma.c), else the extended layer's AM-based reference. Remote atomics:
+ * fi_atomic & co. for atomic domains whose every operation the provider offers (FI_ATOMIC,
+ * ofi_rma.c), else CPU atomics and AMs (gasnete_ratomic.c). */
 #ifndef OFI_CONDUIT_H
 #define OFI_CONDUIT_H
 
@@ -16,7 +18,7 @@
 #define GASNETC_NBRHD_ONLY 0
 #define GASNETC_NATIVE_PUT 1 /* ofi_rma.c, when the provider has FI_RMA (gasnetc_rma_native) */
 #define GASNETC_NATIVE_GET 1
-#define GASNETC_NATIVE_AMO 0
+#define GASNETC_NATIVE_AMO 1 /* ofi_rma.c, per atomic domain (gasnetc_amo_domain) */
 /* What clients see (the same on every conduit). */
 #define GASNETC_MAX_MEDIUM 65536
 #define GASNETC_MAX_LONG (4u << 20)

@@ -8,8 +8,9 @@
  * "udp;ofi_rxd"); of what it offers for reliable-datagram endpoints (FI_EP_RDM) with
  * messages (FI_MSG), in its own order of preference (fastest first), the first is used.
  * A job spanning hosts asks for FI_REMOTE_COMM too (shm only reaches this host).
- * FI_RMA (native RMA, ofi_rma.c) and FI_MULTI_RECV are asked for, and dropped in that
- * order (one more fi_getinfo each) when no provider offers them. Memory registration: no FI_MR_LOCAL
+ * FI_ATOMIC (native atomics; not with GASNET_OFI_ATOMICS=0 or GASNET_OFI_RMA=0), FI_RMA
+ * (native RMA, ofi_rma.c) and FI_MULTI_RECV are asked for, and dropped in that order (one
+ * more fi_getinfo each) when no provider offers them. Memory registration: no FI_MR_LOCAL
  * (providers that need local registration of message buffers are not chosen). */
 #include "conduit_contract.h"
 #include "ofi_internal.h"
@@ -57,10 +58,18 @@ static struct fi_info *select_provider(int *noffers) {
     if (!hints) gasneti_fatalerror("ofi-conduit: fi_allocinfo: out of memory");
     hints->ep_attr->type = FI_EP_RDM;
     hints->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | (gasneti_host_set_size > 1 ? FI_REMOTE_COMM : 0);
+    /* atomics only when they may be used: otherwise the provider is asked exactly what it
+     * was before native atomics */
+    if (gasneti_getenv_yesno("GASNET_OFI_RMA", 1) && gasneti_getenv_yesno("GASNET_OFI_ATOMICS", 1))
+        hints->caps |= FI_ATOMIC;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    if (rc == -FI_ENODATA && (hints->caps & FI_ATOMIC)) { /* none with atomics: atomics by CPU and AMs */
+        hints->caps &= ~(uint64_t)FI_ATOMIC;
+        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    }
     if (rc == -FI_ENODATA) { /* none with RDMA: RMA by AMs */
         hints->caps &= ~(uint64_t)FI_RMA;
         rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
@@ -144,10 +153,13 @@ static void say_provider(int noffers) {
     const char *fp = getenv("FI_PROVIDER");
     fprintf(stderr,
             "ofi-conduit: provider %s (fabric %s, domain %s): %s%s%s, the first of %d offer(s) of FI_EP_RDM with "
-            "FI_MSG; RDMA %s, multi-receive %s, inject up to %zu bytes, %s progress\n",
+            "FI_MSG; RDMA %s, atomics %s, multi-receive %s, inject up to %zu bytes, %s progress\n",
             i->fabric_attr->prov_name, i->fabric_attr->name, i->domain_attr->name,
             fp ? "FI_PROVIDER=" : "FI_PROVIDER unset", fp ? fp : "", "", noffers,
             !(i->caps & FI_RMA) ? "no (RMA by AMs)" : gasneti_getenv_yesno("GASNET_OFI_RMA", 1) ? "yes (fi_write/fi_read)" : "off (GASNET_OFI_RMA=0)",
+            !(i->caps & FI_ATOMIC) || !(i->caps & FI_RMA) || !gasneti_getenv_yesno("GASNET_OFI_RMA", 1)
+                ? "no (CPU and AMs)"
+                : gasneti_getenv_yesno("GASNET_OFI_ATOMICS", 1) ? "yes (fi_atomic, per domain)" : "off (GASNET_OFI_ATOMICS=0)",
             gasnetc_ofi_multi_recv ? "yes" : "no", gasnetc_ofi_inject_size,
             i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual (polled)");
 }

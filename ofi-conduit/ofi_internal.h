@@ -4,7 +4,8 @@
  *                bootstrap; shut-down; the one error reporter.
  *   ofi_am.c     Active Messages over fi_send/fi_inject into pre-posted receive buffers;
  *                the completion queue's poll.
- *   ofi_rma.c    native RMA: fi_write/fi_read into the segment registered at attach.
+ *   ofi_rma.c    native RMA: fi_write/fi_read into the segment registered at attach;
+ *                native atomics (fi_atomic, fi_fetch_atomic, fi_compare_atomic) there.
  *   other/gasneti_spawn_*.c  job start (gasnetrun_ofi), bootstrap collectives, exit.
  * Every libfabric call of the conduit after start-up is made holding gasnetc_ofi_lock
  * (PAR and PARSYNC), so the domain is opened with FI_THREAD_DOMAIN. */
@@ -16,6 +17,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
 #include "gasneti_spawn.h"

@@ -13,13 +13,31 @@
  * target, which is when the remote-completion counter is signalled; the source may be
  * reused then too. Transfers above the provider's max_msg_size go in pieces.
  * Completions arrive in the one completion queue, polled by ofi_am.c, which hands them to
- * gasnetc_ofi_rma_done. */
+ * gasnetc_ofi_rma_done.
+ *
+ * Remote atomics (gasnetc_amo_domain, gasnetc_amo; GASNETC_NATIVE_AMO): fi_fetch_atomicmsg
+ * or fi_compare_atomicmsg on the same registered segment, for an
+ * atomic domain whose every (operation, type) the provider reports valid
+ * (fi_query_atomic), when the provider has FI_ATOMIC, native RMA is on and
+ * GASNET_OFI_ATOMICS is not 0. Such a domain sends every operation through the network,
+ * those on this process's own and its neighbors' segments included (loopback), so that
+ * all are performed by the same agent. GEX ops map to FI_SUM (ADD; SUB, INC, DEC with a
+ * negated or constant operand), FI_PROD, FI_MIN, FI_MAX, FI_BAND, FI_BOR, FI_BXOR,
+ * FI_ATOMIC_WRITE (SET; SWAP when fetching), FI_ATOMIC_READ (GET) and FI_CSWAP (CAS and
+ * FCAS). Every operation fetches, the non-fetching ones into the operation's bounce: the
+ * completion of a fetch means the operation was performed at the target, which is when
+ * the remote-completion counter is signalled (fi_atomic with FI_DELIVERY_COMPLETE would
+ * mean the same, but libfabric 1.17's shm crashes or stalls in fi_cq_read with it when
+ * several peers update one location). Operands are copied into the operation (the
+ * caller's may be gone before completion); a fetched value goes straight into the
+ * client's result buffer. */
 #include "conduit_contract.h"
 #include "ofi_internal.h"
 
 #include <string.h>
 
 int gasnetc_rma_native;
+static int atomics_on; /* FI_ATOMIC, native RMA and GASNET_OFI_ATOMICS */
 
 typedef struct { /* what each rank publishes at attach */
     uint64_t base; /* the segment's address in its owner's address space */
@@ -31,6 +49,7 @@ typedef struct rma_op_s { /* one fi_write/fi_read in flight */
     struct rma_op_s *next_free;
     gasneti_counter_t *lc, *rc;
     gex_Rank_t peer;
+    uint64_t operand[2], bounce; /* atomics: operands, a non-fetching CAS's old value */
 } rma_op_t;
 
 static struct fid_mr *mr;
@@ -78,6 +97,7 @@ int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintptr_t si
         me.key = fi_mr_key(mr);
         max_piece = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (1u << 30);
         if (max_piece > (1u << 30)) max_piece = 1u << 30;
+        atomics_on = (info->caps & FI_ATOMIC) && gasneti_getenv_yesno("GASNET_OFI_ATOMICS", 1);
     }
     segs = calloc(gasneti_nodes, sizeof(seginfo_t));
     if (!segs) gasneti_fatalerror("ofi-conduit: out of memory for %u segment keys", (unsigned)gasneti_nodes);
@@ -164,6 +184,139 @@ int gasnetc_get(void *dest, gex_Rank_t jr, void *src, size_t nbytes, gasneti_cou
         }
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Remote atomics
+ * --------------------------------------------------------------------------------- */
+enum { K_FETCH, K_COMPARE }; /* fi_fetch_atomic, fi_compare_atomic */
+
+static int fi_type(gex_DT_t dt) {
+    switch (dt) {
+        case GEX_DT_I32: return FI_INT32;
+        case GEX_DT_U32: return FI_UINT32;
+        case GEX_DT_I64: return FI_INT64;
+        case GEX_DT_U64: return FI_UINT64;
+        case GEX_DT_FLT: return FI_FLOAT;
+        case GEX_DT_DBL: return FI_DOUBLE;
+        default: return -1;
+    }
+}
+
+/* one GEX_OP_* as a libfabric operation and call; -1: none */
+static int fi_opcode(gex_OP_t op, int *kind) {
+    *kind = K_FETCH; /* non-fetching ones too (the old value into the bounce): see the top */
+    switch (op == GEX_OP_GET ? op : GEX_OP_TO_NONFETCHING(op)) {
+        case GEX_OP_GET: return FI_ATOMIC_READ;
+        case GEX_OP_SET: return FI_ATOMIC_WRITE; /* SWAP when fetching */
+        case GEX_OP_CAS: *kind = K_COMPARE; return FI_CSWAP;
+        case GEX_OP_ADD: case GEX_OP_SUB: case GEX_OP_INC: case GEX_OP_DEC: return FI_SUM;
+        case GEX_OP_MULT: return FI_PROD;
+        case GEX_OP_MIN: return FI_MIN;
+        case GEX_OP_MAX: return FI_MAX;
+        case GEX_OP_AND: return FI_BAND;
+        case GEX_OP_OR: return FI_BOR;
+        case GEX_OP_XOR: return FI_BXOR;
+        default: return -1;
+    }
+}
+
+/* lock held: may the provider do (fop, fdt) as a `kind` call, one element at a time? */
+static int valid(int fdt, int fop, int kind) {
+    struct fi_atomic_attr attr;
+    uint64_t f = kind == K_FETCH ? FI_FETCH_ATOMIC : FI_COMPARE_ATOMIC;
+    memset(&attr, 0, sizeof(attr));
+    int rc = fi_query_atomic(gasnetc_ofi_domain, (enum fi_datatype)fdt, (enum fi_op)fop, &attr, f);
+    if (rc == -FI_ENOSYS) { /* a provider without the domain query: the endpoint's */
+        size_t count = 0;
+        struct fid_ep *ep = gasnetc_ofi_ep[GASNETC_CH_REQ];
+        enum fi_datatype t = (enum fi_datatype)fdt;
+        enum fi_op o = (enum fi_op)fop;
+        rc = kind == K_FETCH ? fi_fetch_atomicvalid(ep, t, o, &count) : fi_compare_atomicvalid(ep, t, o, &count);
+        return rc == 0 && count >= 1;
+    }
+    return rc == 0 && attr.count >= 1;
+}
+
+int gasnetc_amo_domain(gex_DT_t dt, gex_OP_t ops) {
+    int fdt = fi_type(dt), ok = atomics_on && gasnetc_rma_native && fdt >= 0 && ops;
+    OFI_LOCK();
+    for (gex_OP_t rest = ops; ok && rest; rest &= rest - 1) {
+        int kind, fop = fi_opcode(rest & -rest, &kind);
+        ok = fop >= 0 && valid(fdt, fop, kind);
+    }
+    OFI_UNLOCK();
+    return ok;
+}
+
+/* the operand libfabric adds for SUB (-a), INC (1), DEC (-1), in the type's bytes */
+static uint64_t sum_operand(gex_DT_t dt, gex_OP_t base, const void *a) {
+    uint64_t v = 0;
+    if (dt == GEX_DT_FLT) {
+        float x = base == GEX_OP_INC ? 1.0f : base == GEX_OP_DEC ? -1.0f : -*(const float *)a;
+        memcpy(&v, &x, 4);
+    } else if (dt == GEX_DT_DBL) {
+        double x = base == GEX_OP_INC ? 1.0 : base == GEX_OP_DEC ? -1.0 : -*(const double *)a;
+        memcpy(&v, &x, 8);
+    } else if (dt == GEX_DT_I32 || dt == GEX_DT_U32) {
+        uint32_t x = base == GEX_OP_INC ? 1u : base == GEX_OP_DEC ? (uint32_t)-1 : -*(const uint32_t *)a;
+        memcpy(&v, &x, 4);
+    } else {
+        v = base == GEX_OP_INC ? 1u : base == GEX_OP_DEC ? (uint64_t)-1 : -*(const uint64_t *)a;
+    }
+    return v;
+}
+
+int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
+                void *result, gasneti_counter_t *rc, gex_Flags_t flags) {
+    int kind, fop = fi_opcode(op, &kind);
+    gex_OP_t base = op == GEX_OP_GET ? op : GEX_OP_TO_NONFETCHING(op);
+    size_t sz = (dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_FLT) ? 4 : 8;
+    uint64_t opnd[2] = {0, 0};
+    if (base == GEX_OP_SUB || base == GEX_OP_INC || base == GEX_OP_DEC) opnd[0] = sum_operand(dt, base, operand1);
+    else if (base != GEX_OP_GET) memcpy(&opnd[0], operand1, sz);
+    if (base == GEX_OP_CAS) memcpy(&opnd[1], operand2, sz);
+    struct fi_rma_ioc rioc = {remote_addr(jr, tgt), 1, segs[jr].key};
+    struct fi_msg_atomic msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.iov_count = 1;
+    msg.addr = GASNETC_OFI_PEER(jr, GASNETC_CH_REQ);
+    msg.rma_iov = &rioc;
+    msg.rma_iov_count = 1;
+    msg.datatype = (enum fi_datatype)fi_type(dt);
+    msg.op = (enum fi_op)fop;
+    struct fi_ioc buf, cmp, res;
+    struct fid_ep *ep = gasnetc_ofi_ep[GASNETC_CH_REQ];
+    for (;;) {
+        OFI_LOCK();
+        rma_op_t *o = op_get();
+        o->lc = NULL;
+        o->rc = rc;
+        o->peer = jr;
+        /* CAS: libfabric writes buf where the target equals compare: buf = operand2 */
+        o->operand[0] = kind == K_COMPARE ? opnd[1] : opnd[0];
+        o->operand[1] = opnd[0];
+        buf.addr = &o->operand[0];
+        buf.count = 1;
+        cmp.addr = &o->operand[1];
+        cmp.count = 1;
+        res.addr = result ? result : (void *)&o->bounce;
+        res.count = 1;
+        msg.msg_iov = &buf;
+        msg.context = &o->ctx;
+        ssize_t r = kind == K_COMPARE ? fi_compare_atomicmsg(ep, &msg, &cmp, NULL, 1, &res, NULL, 1, FI_COMPLETION)
+                                      : fi_fetch_atomicmsg(ep, &msg, &res, NULL, 1, FI_COMPLETION);
+        if (r) {
+            o->next_free = free_ops;
+            free_ops = o;
+        }
+        OFI_UNLOCK();
+        if (r == 0) return 0;
+        if (r != -FI_EAGAIN)
+            gasnetc_ofi_fail(kind == K_COMPARE ? "fi_compare_atomicmsg" : "fi_fetch_atomicmsg", r, (long)jr);
+        if (flags & GEX_FLAG_IMMEDIATE) return 1;
+        gasnetc_poll();
+    }
 }
 
 void gasnetc_ofi_rma_fini(void) {

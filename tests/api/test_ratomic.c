@@ -10,8 +10,12 @@
  *   - FMIN/FMAX (fetched values never beyond the final), FMULT (ints: 3^n wrapping,
  *     floats: x2 and x0.5 in turn), FAND/FOR/FXOR (integers), non-fetching ADD/SUB/INC/
  *     DEC/MULT/MIN/MAX/AND/OR/XOR/SET/CAS, GET, and NBI completion (GEX_EC_RMW);
+ *   - mixed: one domain, every rank adding to one location by ADD, FADD, INC (NBI),
+ *     FSUB, SUB, FINC and GET-then-FCAS loops at once; the final value is exact;
  *   - ACQ/REL: data put into rank 0, published by SET of a flag with REL; every rank
  *     polls the flag with GET|ACQ and then finds the data.
+ * Which path a domain took (network atomics on ofi, else CPU/AM) is printed by
+ * gex_AD_Create under GASNET_VERBOSEENV; tests/api/test_ratomic.sh checks it.
  * Layer: tests (public API only).  1, 2, 4 ranks, seq and par. */
 #include "test_util.h"
 
@@ -360,6 +364,72 @@ static void test_type(const tinfo_t *ti) {
     gex_AD_Destroy(ad);
 }
 
+/* one domain, every rank (and thread) mixing operations on one location of each rank in
+ * turn: fetching and non-fetching adds and subtractions, INC/DEC, GETs, and adds done as
+ * GET-then-FCAS loops; the final value is the sum of every contribution (the same
+ * location updated by every kind of call, which a network that does atomics only with
+ * respect to itself must still serialize: ofi's native atomics serve such a domain) */
+static void *mixed_thread(void *arg) {
+    int64_t *loc = ((void **)arg)[0];
+    gex_AD_t ad = ((void **)arg)[1];
+    gex_Rank_t tgt = (gex_Rank_t)(intptr_t)((void **)arg)[2];
+    for (int i = 0; i < K; i++) {
+        int64_t r = -1;
+        switch (i % 8) {
+            case 0: gex_Event_Wait(gex_AD_OpNB_I64(ad, NULL, tgt, loc, GEX_OP_ADD, 3, 0, 0)); break;
+            case 1: gex_Event_Wait(gex_AD_OpNB_I64(ad, &r, tgt, loc, GEX_OP_FADD, 5, 0, 0)); break;
+            case 2: CHECK_EQ(gex_AD_OpNBI_I64(ad, NULL, tgt, loc, GEX_OP_INC, 0, 0, 0), 0); break;
+            case 3: gex_Event_Wait(gex_AD_OpNB_I64(ad, &r, tgt, loc, GEX_OP_FSUB, 2, 0, 0)); break;
+            case 4: gex_Event_Wait(gex_AD_OpNB_I64(ad, &r, tgt, loc, GEX_OP_GET, 0, 0, 0)); break;
+            case 5: { /* +7 by compare-and-swap */
+                int64_t old = 0, seen;
+                gex_Event_Wait(gex_AD_OpNB_I64(ad, &old, tgt, loc, GEX_OP_GET, 0, 0, 0));
+                for (;;) {
+                    gex_Event_Wait(gex_AD_OpNB_I64(ad, &seen, tgt, loc, GEX_OP_FCAS, old, old + 7, 0));
+                    if (seen == old) break;
+                    old = seen;
+                }
+                break;
+            }
+            case 6: gex_Event_Wait(gex_AD_OpNB_I64(ad, NULL, tgt, loc, GEX_OP_SUB, 1, 0, 0)); break;
+            default: gex_Event_Wait(gex_AD_OpNB_I64(ad, &r, tgt, loc, GEX_OP_FINC, 0, 0, 0)); break;
+        }
+        if (r != -1 && (i % 8) != 4) CHECKF(r >= 0, "mixed: fetched %lld", (long long)r); /* never below 0 */
+    }
+    gex_NBI_Wait(GEX_EC_ALL, 0);
+    return NULL;
+}
+
+static void test_mixed(void) {
+    gex_AD_t ad;
+    gex_AD_Create(&ad, test_tm, GEX_DT_I64,
+                  GEX_OP_ADD | GEX_OP_FADD | GEX_OP_INC | GEX_OP_FSUB | GEX_OP_GET | GEX_OP_FCAS | GEX_OP_SUB | GEX_OP_FINC,
+                  0);
+    /* per 8 operations: 3 + 5 + 1 - 2 + 0 + 7 - 1 + 1 */
+    const int64_t per_thread = (int64_t)(K / 8) * 14;
+    for (gex_Rank_t tgt = 0; tgt < test_size; tgt++) {
+        int64_t *loc = (int64_t *)((uint8_t *)segs[tgt] + 32);
+        if (test_rank == tgt) memset(myseg + 32, 0, 8);
+        test_barrier();
+        void *args[NTHR][3];
+        for (int t = 0; t < NTHR; t++) args[t][0] = loc, args[t][1] = ad, args[t][2] = (void *)(intptr_t)tgt;
+#if defined(GASNET_PAR)
+        pthread_t th[NTHR];
+        for (int t = 0; t < NTHR; t++) CHECK_EQ(pthread_create(&th[t], NULL, mixed_thread, args[t]), 0);
+        for (int t = 0; t < NTHR; t++) CHECK_EQ(pthread_join(th[t], NULL), 0);
+#else
+        mixed_thread(args[0]);
+#endif
+        test_barrier();
+        int64_t f = -1;
+        gex_Event_Wait(gex_AD_OpNB_I64(ad, &f, tgt, loc, GEX_OP_GET, 0, 0, 0));
+        CHECKF(f == per_thread * NTHR * (int64_t)test_size, "mixed operations on rank %u: final %lld, expected %lld",
+               (unsigned)tgt, (long long)f, (long long)(per_thread * NTHR * (int64_t)test_size));
+        test_barrier();
+    }
+    gex_AD_Destroy(ad);
+}
+
 /* data put into rank 0, then published by SET|REL of a flag; readers GET|ACQ the flag */
 static void test_acq_rel(void) {
     if (test_size < 2) return;
@@ -397,6 +467,7 @@ int main(int argc, char **argv) {
     for (gex_Rank_t r = 0; r < test_size; r++) CHECK_EQ(gex_Segment_QueryBound(test_tm, r, &segs[r], NULL, NULL), 0);
     CHECK(test_size <= 64);
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) test_type(&types[i]);
+    test_mixed();
     test_acq_rel();
     test_finish("6 types x every operation, %d threads x %d operations per rank per phase, targets on every rank",
                 NTHR, K);

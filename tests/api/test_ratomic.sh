@@ -1,0 +1,26 @@
+#!/bin/bash
+# tests/api/test_ratomic.sh: runs tests/api/test_ratomic with GASNET_VERBOSEENV=1 and checks,
+# besides its PASS, which path every atomic domain it creates took (gex_AD_Create reports it
+# on rank 0): "network" (the conduit's native atomics, e.g. ofi's fi_fetch_atomic) or "cpu"
+# (CPU atomics for load/store peers, AMs for the others).
+#   test_ratomic.sh GASNET_RUN CONDUIT N PROG network|cpu
+# The job's environment (FI_PROVIDER, GASNET_OFI_ATOMICS, ...) comes from the caller.
+# Prints one line; exits 0 on success, 1 on failure (with the job's output).
+# Layer: tests (driver).
+set -u
+[ $# -eq 5 ] || { echo "usage: test_ratomic.sh GASNET_RUN CONDUIT N PROG network|cpu" >&2; exit 2; }
+RUN=$1 CONDUIT=$2 N=$3 PROG=$4 WANT=$5
+out=$(GASNET_VERBOSEENV=1 "$RUN" -c "$CONDUIT" -n "$N" -t 300 "$PROG" 2>&1)
+st=$?
+fail() { echo "test_ratomic.sh: FAIL: $*"; echo "$out"; exit 1; }
+[ "$st" -eq 0 ] || fail "the job ended with status $st"
+echo "$out" | grep -q "^test_ratomic: PASS" || fail "no PASS line"
+ndom=$(echo "$out" | grep -c "^gex_AD_Create: ")
+nnet=$(echo "$out" | grep "^gex_AD_Create: " | grep -c "network atomics")
+[ "$ndom" -gt 0 ] || fail "no gex_AD_Create report (GASNET_VERBOSEENV)"
+case "$WANT" in
+    network) [ "$nnet" -eq "$ndom" ] || fail "$nnet of $ndom domains chose network atomics, expected all" ;;
+    cpu) [ "$nnet" -eq 0 ] || fail "$nnet of $ndom domains chose network atomics, expected none" ;;
+    *) echo "test_ratomic.sh: WANT must be network or cpu" >&2; exit 2 ;;
+esac
+echo "test_ratomic.sh: PASS ($ndom domains, $nnet by network atomics, expected $WANT)"
