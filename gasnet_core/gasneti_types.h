@@ -407,6 +407,7 @@ struct gasneti_tm_s {
     uint32_t _id;        /* names the team in collective messages; 0: primordial */
     uint32_t _coll_seq;  /* collectives started on this team */
     uint32_t _splits;    /* teams created from this one */
+    int _coll_on_host;   /* every member shares this host's memory: 0 not known yet, 1 yes, 2 no */
     gex_Memvec_t _scratch; /* scratch space the client granted at creation */
 };
 #define GASNETI_TM_PAIR ((gex_Flags_t)1u << 31) /* _flags of a gex_TM_Pair() value */

@@ -242,7 +242,7 @@ _Static_assert(SHM_SLOTS_MAX * sizeof(shm_slot_t) <= SHM_HDR, "collectives area 
 /* the root side's state, touched by progress only (one thread at a time) */
 static uint32_t shm_gen;                 /* generations handed out by this process */
 static uint64_t shm_expect[SHM_SLOTS_MAX]; /* acks each slot must reach before its next fill */
-static const collop_t *shm_owner;        /* the broadcast staging from this process's area */
+static int shm_staging;                  /* a broadcast is staging from this process's area */
 
 static inline shm_slot_t *shm_slot(uint8_t *area, size_t s) { return (shm_slot_t *)area + s; }
 static inline uint8_t *shm_data(uint8_t *area, size_t s) { return area + SHM_HDR + s * SHM_CHUNK; }
@@ -256,19 +256,25 @@ static inline size_t shm_piece_len(const collop_t *o, size_t piece) {
 }
 static inline uint64_t shm_stamp(uint32_t gen, size_t piece) { return ((uint64_t)gen << 32 | piece) + 1; }
 
-/* Do all members of tm share this host's memory (so its broadcasts may go through it)? */
+/* Do all members of tm share this host's memory (so its broadcasts may go through it)?
+ * Found once per team (membership never changes; a race only repeats the same answer). */
 static int team_on_host(gex_TM_t tm) {
-    for (gex_Rank_t r = 0; r < tm->_size; r++)
-        if (!gasneti_pshm_coll_area(gasneti_tm_jobrank(tm, r))) return 0;
-    return 1;
+    int v = __atomic_load_n(&tm->_coll_on_host, __ATOMIC_RELAXED);
+    if (!v) {
+        v = 1;
+        for (gex_Rank_t r = 0; r < tm->_size && v == 1; r++)
+            if (!gasneti_pshm_coll_area(gasneti_tm_jobrank(tm, r))) v = 2;
+        __atomic_store_n(&tm->_coll_on_host, v, __ATOMIC_RELAXED);
+    }
+    return v == 1;
 }
 
 /* The root: stages the pieces while slots are free. Returns 0 while waiting. */
 static int shm_root(collop_t *o) {
     gex_TM_t tm = o->tm;
     if (!o->gen) {
-        if (shm_owner) return 0; /* another broadcast from here is still staging */
-        shm_owner = o;
+        if (shm_staging) return 0; /* another broadcast from here is still staging */
+        shm_staging = 1;
         if (!++shm_gen) ++shm_gen;
         o->gen = shm_gen;
         o->area = gasneti_pshm_coll_area(gasneti_mynode);
@@ -295,7 +301,7 @@ static int shm_root(collop_t *o) {
             break;
         }
     }
-    shm_owner = NULL;
+    shm_staging = 0;
     finish(o);
     return 1;
 }

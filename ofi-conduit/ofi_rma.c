@@ -70,6 +70,32 @@ static rma_op_t *op_get(void) {
     return o;
 }
 
+/* Issues one operation: takes an op (its context, counters and peer set), has `start`
+ * hand it to the provider (lock held), and retries after progress while the provider
+ * says -FI_EAGAIN; with GEX_FLAG_IMMEDIATE returns 1 then, nothing issued. Any other
+ * error is fatal, naming the call (`what`) and the peer. */
+typedef ssize_t (*start_fn)(rma_op_t *o, void *arg);
+static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex_Flags_t flags, const char *what,
+                start_fn start, void *arg) {
+    for (;;) {
+        OFI_LOCK();
+        rma_op_t *o = op_get();
+        o->lc = lc;
+        o->rc = rc;
+        o->peer = jr;
+        ssize_t r = start(o, arg);
+        if (r) {
+            o->next_free = free_ops;
+            free_ops = o;
+        }
+        OFI_UNLOCK();
+        if (r == 0) return 0;
+        if (r != -FI_EAGAIN) gasnetc_ofi_fail(what, r, (long)jr);
+        if (flags & GEX_FLAG_IMMEDIATE) return 1;
+        gasnetc_poll();
+    }
+}
+
 /* lock held: a completion of ours arrived */
 void gasnetc_ofi_rma_done(void *context) {
     rma_op_t *o = context;
@@ -111,38 +137,32 @@ static inline uint64_t remote_addr(gex_Rank_t jr, void *x) {
     return virt_addr ? (uint64_t)(uintptr_t)x : (uint64_t)(uintptr_t)x - segs[jr].base;
 }
 
-/* one piece: fi_writemsg or fi_readmsg, retried after progress while the provider says
- * -FI_EAGAIN; 1 (nothing issued) for GEX_FLAG_IMMEDIATE then */
+typedef struct {
+    int write;
+    struct fi_msg_rma msg;
+} rma_args_t;
+
+static ssize_t start_rma(rma_op_t *o, void *arg) {
+    rma_args_t *a = arg;
+    a->msg.context = &o->ctx;
+    return a->write ? fi_writemsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_DELIVERY_COMPLETE | FI_COMPLETION)
+                    : fi_readmsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_COMPLETION);
+}
+
+/* one piece: fi_writemsg or fi_readmsg (see post) */
 static int issue(int write, gex_Rank_t jr, void *local, uint64_t raddr, size_t n, gasneti_counter_t *lc,
                  gasneti_counter_t *rc, gex_Flags_t flags) {
     struct iovec iov = {local, n};
     struct fi_rma_iov riov = {raddr, n, segs[jr].key};
-    struct fi_msg_rma msg;
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.iov_count = 1;
-    msg.addr = GASNETC_OFI_PEER(jr, GASNETC_CH_REQ);
-    msg.rma_iov = &riov;
-    msg.rma_iov_count = 1;
-    for (;;) {
-        OFI_LOCK();
-        rma_op_t *o = op_get();
-        o->lc = lc;
-        o->rc = rc;
-        o->peer = jr;
-        msg.context = &o->ctx;
-        ssize_t r = write ? fi_writemsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &msg, FI_DELIVERY_COMPLETE | FI_COMPLETION)
-                          : fi_readmsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &msg, FI_COMPLETION);
-        if (r) {
-            o->next_free = free_ops;
-            free_ops = o;
-        }
-        OFI_UNLOCK();
-        if (r == 0) return 0;
-        if (r != -FI_EAGAIN) gasnetc_ofi_fail(write ? "fi_writemsg" : "fi_readmsg", r, (long)jr);
-        if (flags & GEX_FLAG_IMMEDIATE) return 1;
-        gasnetc_poll();
-    }
+    rma_args_t a;
+    memset(&a, 0, sizeof(a));
+    a.write = write;
+    a.msg.msg_iov = &iov;
+    a.msg.iov_count = 1;
+    a.msg.addr = GASNETC_OFI_PEER(jr, GASNETC_CH_REQ);
+    a.msg.rma_iov = &riov;
+    a.msg.rma_iov_count = 1;
+    return post(jr, lc, rc, flags, write ? "fi_writemsg" : "fi_readmsg", start_rma, &a);
 }
 
 int gasnetc_put(gex_Rank_t jr, void *dest, const void *src, size_t nbytes, gasneti_counter_t *lc,
@@ -267,56 +287,47 @@ static uint64_t sum_operand(gex_DT_t dt, gex_OP_t base, const void *a) {
     return v;
 }
 
+typedef struct {
+    int kind;
+    uint64_t opnd[2]; /* the operand, and CAS's second */
+    void *result;
+    struct fi_msg_atomic msg;
+} amo_args_t;
+
+static ssize_t start_amo(rma_op_t *o, void *arg) {
+    amo_args_t *a = arg;
+    struct fid_ep *ep = gasnetc_ofi_ep[GASNETC_CH_REQ];
+    /* CAS: libfabric writes buf where the target equals compare: buf = operand2 */
+    o->operand[0] = a->kind == K_COMPARE ? a->opnd[1] : a->opnd[0];
+    o->operand[1] = a->opnd[0];
+    struct fi_ioc buf = {&o->operand[0], 1}, cmp = {&o->operand[1], 1};
+    struct fi_ioc res = {a->result ? a->result : (void *)&o->bounce, 1};
+    a->msg.msg_iov = &buf;
+    a->msg.context = &o->ctx;
+    return a->kind == K_COMPARE ? fi_compare_atomicmsg(ep, &a->msg, &cmp, NULL, 1, &res, NULL, 1, FI_COMPLETION)
+                                : fi_fetch_atomicmsg(ep, &a->msg, &res, NULL, 1, FI_COMPLETION);
+}
+
 int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
                 void *result, gasneti_counter_t *rc, gex_Flags_t flags) {
     int kind, fop = fi_opcode(op, &kind);
     gex_OP_t base = op == GEX_OP_GET ? op : GEX_OP_TO_NONFETCHING(op);
     size_t sz = (dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_FLT) ? 4 : 8;
-    uint64_t opnd[2] = {0, 0};
-    if (base == GEX_OP_SUB || base == GEX_OP_INC || base == GEX_OP_DEC) opnd[0] = sum_operand(dt, base, operand1);
-    else if (base != GEX_OP_GET) memcpy(&opnd[0], operand1, sz);
-    if (base == GEX_OP_CAS) memcpy(&opnd[1], operand2, sz);
+    amo_args_t a;
+    memset(&a, 0, sizeof(a));
+    if (base == GEX_OP_SUB || base == GEX_OP_INC || base == GEX_OP_DEC) a.opnd[0] = sum_operand(dt, base, operand1);
+    else if (base != GEX_OP_GET) memcpy(&a.opnd[0], operand1, sz);
+    if (base == GEX_OP_CAS) memcpy(&a.opnd[1], operand2, sz);
     struct fi_rma_ioc rioc = {remote_addr(jr, tgt), 1, segs[jr].key};
-    struct fi_msg_atomic msg;
-    memset(&msg, 0, sizeof(msg));
-    msg.iov_count = 1;
-    msg.addr = GASNETC_OFI_PEER(jr, GASNETC_CH_REQ);
-    msg.rma_iov = &rioc;
-    msg.rma_iov_count = 1;
-    msg.datatype = (enum fi_datatype)fi_type(dt);
-    msg.op = (enum fi_op)fop;
-    struct fi_ioc buf, cmp, res;
-    struct fid_ep *ep = gasnetc_ofi_ep[GASNETC_CH_REQ];
-    for (;;) {
-        OFI_LOCK();
-        rma_op_t *o = op_get();
-        o->lc = NULL;
-        o->rc = rc;
-        o->peer = jr;
-        /* CAS: libfabric writes buf where the target equals compare: buf = operand2 */
-        o->operand[0] = kind == K_COMPARE ? opnd[1] : opnd[0];
-        o->operand[1] = opnd[0];
-        buf.addr = &o->operand[0];
-        buf.count = 1;
-        cmp.addr = &o->operand[1];
-        cmp.count = 1;
-        res.addr = result ? result : (void *)&o->bounce;
-        res.count = 1;
-        msg.msg_iov = &buf;
-        msg.context = &o->ctx;
-        ssize_t r = kind == K_COMPARE ? fi_compare_atomicmsg(ep, &msg, &cmp, NULL, 1, &res, NULL, 1, FI_COMPLETION)
-                                      : fi_fetch_atomicmsg(ep, &msg, &res, NULL, 1, FI_COMPLETION);
-        if (r) {
-            o->next_free = free_ops;
-            free_ops = o;
-        }
-        OFI_UNLOCK();
-        if (r == 0) return 0;
-        if (r != -FI_EAGAIN)
-            gasnetc_ofi_fail(kind == K_COMPARE ? "fi_compare_atomicmsg" : "fi_fetch_atomicmsg", r, (long)jr);
-        if (flags & GEX_FLAG_IMMEDIATE) return 1;
-        gasnetc_poll();
-    }
+    a.kind = kind;
+    a.result = result;
+    a.msg.iov_count = 1;
+    a.msg.addr = GASNETC_OFI_PEER(jr, GASNETC_CH_REQ);
+    a.msg.rma_iov = &rioc;
+    a.msg.rma_iov_count = 1;
+    a.msg.datatype = (enum fi_datatype)fi_type(dt);
+    a.msg.op = (enum fi_op)fop;
+    return post(jr, NULL, rc, flags, kind == K_COMPARE ? "fi_compare_atomicmsg" : "fi_fetch_atomicmsg", start_amo, &a);
 }
 
 void gasnetc_ofi_rma_fini(void) {

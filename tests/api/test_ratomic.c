@@ -174,16 +174,21 @@ static void *phase_thread(void *arg) {
     return NULL;
 }
 
-static void run_phase(phase_t *p) {
-    void *args[NTHR][2];
-    for (int t = 0; t < NTHR; t++) args[t][0] = p, args[t][1] = (void *)(intptr_t)t;
+/* fn on NTHR threads (PAR; one call otherwise), thread t given args[t] */
+static void run_threads(void *(*fn)(void *), void *args[NTHR]) {
 #if defined(GASNET_PAR)
     pthread_t th[NTHR];
-    for (int t = 0; t < NTHR; t++) CHECK_EQ(pthread_create(&th[t], NULL, phase_thread, args[t]), 0);
+    for (int t = 0; t < NTHR; t++) CHECK_EQ(pthread_create(&th[t], NULL, fn, args[t]), 0);
     for (int t = 0; t < NTHR; t++) CHECK_EQ(pthread_join(th[t], NULL), 0);
 #else
-    phase_thread(args[0]);
+    fn(args[0]);
 #endif
+}
+
+static void run_phase(phase_t *p) {
+    void *args[NTHR][2], *argp[NTHR];
+    for (int t = 0; t < NTHR; t++) args[t][0] = p, args[t][1] = (void *)(intptr_t)t, argp[t] = args[t];
+    run_threads(phase_thread, argp);
 }
 
 static int cmp64(const void *a, const void *b) {
@@ -411,15 +416,9 @@ static void test_mixed(void) {
         int64_t *loc = (int64_t *)((uint8_t *)segs[tgt] + 32);
         if (test_rank == tgt) memset(myseg + 32, 0, 8);
         test_barrier();
-        void *args[NTHR][3];
-        for (int t = 0; t < NTHR; t++) args[t][0] = loc, args[t][1] = ad, args[t][2] = (void *)(intptr_t)tgt;
-#if defined(GASNET_PAR)
-        pthread_t th[NTHR];
-        for (int t = 0; t < NTHR; t++) CHECK_EQ(pthread_create(&th[t], NULL, mixed_thread, args[t]), 0);
-        for (int t = 0; t < NTHR; t++) CHECK_EQ(pthread_join(th[t], NULL), 0);
-#else
-        mixed_thread(args[0]);
-#endif
+        void *args[3] = {loc, ad, (void *)(intptr_t)tgt}, *argp[NTHR];
+        for (int t = 0; t < NTHR; t++) argp[t] = args; /* the threads only read them */
+        run_threads(mixed_thread, argp);
         test_barrier();
         int64_t f = -1;
         gex_Event_Wait(gex_AD_OpNB_I64(ad, &f, tgt, loc, GEX_OP_GET, 0, 0, 0));
