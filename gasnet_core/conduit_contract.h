@@ -74,6 +74,9 @@ struct gasneti_bootstrap_s {
     int (*abort_code)(void);
     /* A string unique to this job, usable in shared-memory object names. */
     const char *jobid;
+    /* Optional (NULL if none): called last as the process leaves after a collective
+     * exit, once the network is shut down (an external launcher's finalize). */
+    void (*fini)(void);
 };
 
 /* ---------------------------------------------------------------------------------

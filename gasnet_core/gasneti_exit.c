@@ -31,10 +31,16 @@ static double now_sec(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-GASNETI_NORETURN static void leave(int code) {
+/* shared memory, trace, network, then the bootstrap's own leave-taking */
+static void teardown(void) {
     gasneti_segments_fini();
     gasneti_trace_fini();
     if (!GASNETC_NBRHD_ONLY) gasnetc_network_fini();
+    if (gasneti_boot && gasneti_boot->fini) gasneti_boot->fini();
+}
+
+GASNETI_NORETURN static void leave(int code) {
+    teardown();
     fflush(NULL);
     _exit(code);
 }
@@ -74,9 +80,7 @@ static void on_exit_hook(int status, void *arg) {
     if (__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) return;
     fflush(NULL);
     exit_collectively(status);
-    gasneti_segments_fini();
-    gasneti_trace_fini();
-    if (!GASNETC_NBRHD_ONLY) gasnetc_network_fini();
+    teardown();
     /* return: exit() goes on to flush stdio and leave with `status` */
 }
 

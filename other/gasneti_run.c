@@ -16,22 +16,30 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef GASNETI_SPAWN_MPIRUN_PATHS
+#  define EXTERNAL 1 /* the mpi and pmi spawners */
+#else
+#  define EXTERNAL 0
+#endif
+
 static int usage(const char *why) {
     if (why) { /* a mistake: one line, the way to the full usage in it */
         fprintf(stderr, "%s: %s (%s -h shows the usage)\n", GASNETI_RUN_NAME, why, GASNETI_RUN_NAME);
         return 2;
     }
     fprintf(stdout,
-            "usage: %s -np N [-N nodes] [-E VAR,...] [-spawner=local|ssh|custom] [-v] prog args...\n"
+            "usage: %s -np N [-N nodes] [-E VAR,...] [-spawner=local|ssh|custom%s] [-v] prog args...\n"
             "  -np N, -n N   run N processes\n"
             "  -N nodes      use the first `nodes` hosts of GASNET_SSH_SERVERS (ssh spawner)\n"
             "  -E VAR,...    accepted for compatibility: every variable is forwarded anyway\n"
             "  -spawner=X    how: local (L) this host, ssh (S) to GASNET_SSH_SERVERS, custom (C)\n"
-            "                GASNET_CSPAWN_CMD; mpi and pmi are not implemented yet. Also -spawn X.\n"
+            "                GASNET_CSPAWN_CMD%s. Also -spawn X.\n"
             "                Default: GASNET_%s_SPAWNER, else GASNET_SPAWNER, else GASNET_SPAWNFN,\n"
             "                else %s\n"
             "  -v            say what is done\n",
-            GASNETI_RUN_NAME, GASNETI_RUN_CONDUIT,
+            GASNETI_RUN_NAME, EXTERNAL ? "|mpi|pmi" : "",
+            EXTERNAL ? ",\n                mpi (mpirun), pmi (PMIRUN_CMD or mpirun: a PMIx launcher)" : "",
+            GASNETI_RUN_CONDUIT,
             GASNETI_RUN_HOSTLIST_SSH ? "ssh if GASNET_SSH_SERVERS is set, else local" : "local");
     return 2;
 }

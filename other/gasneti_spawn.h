@@ -48,7 +48,9 @@ typedef struct {
  * the job's exit status. `launcher` names the launcher in messages ("amudprun");
  * `conduit` is the conduit's upper-case name (the GASNET_C_* variables above). `spawn`:
  * "L" or "local" (fork/exec here), "S" or "ssh", "C" or "custom" (GASNET_CSPAWN_CMD);
- * "mpi" and "pmi" are refused with a message (not implemented yet). Prints its own
+ * "mpi" and "pmi" (where the build has them: GASNETI_SPAWN_MPIRUN_PATHS) run the job
+ * through gasnetrun_mpi (mpirun, or PMIRUN_CMD for pmi), the ranks joining through a
+ * plugin (gasneti_spawn_ext.c), and do not return. Prints its own
  * errors (and returns non-zero). verbose: describe the launch on stderr. */
 extern int gasneti_spawn_launch(const char *launcher, const char *conduit, int nranks, const char *spawn, int argc,
                                 char **argv, int verbose);
@@ -57,5 +59,13 @@ extern int gasneti_spawn_launch(const char *launcher, const char *conduit, int n
  * else GASNET_SPAWNER, else GASNET_SPAWNFN, else "ssh" when hostlist_means_ssh and
  * GASNET_SSH_SERVERS is set, else "L". */
 extern const char *gasneti_spawn_default(const char *conduit, int hostlist_means_ssh);
+
+/* A rank of a job started by an external launcher (which: "mpi" or "pmi"): joins it
+ * through that spawner's plugin (gasneti_spawn_ext.c); fails with a message if it cannot.
+ * gasneti_spawn_external(): "mpi" or "pmi" if this process is such a rank (the spawner
+ * asked for is one of them and the environment shows the launcher's), else NULL. */
+struct gasneti_bootstrap_s;
+extern struct gasneti_bootstrap_s *gasneti_spawn_ext_init(const char *which, int *argc, char ***argv);
+extern const char *gasneti_spawn_external(const char *spawner);
 
 #endif

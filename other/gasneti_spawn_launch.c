@@ -11,6 +11,8 @@
  *      launcher's host:port), %H (the rank's host from GASNET_SSH_SERVERS, or localhost),
  *      %P (program), %A (arguments, quoted for sh), %C (the whole command a rank must run,
  *      quoted for sh) and %% replaced.
+ *   mpi, pmi (where the conduit has them) the job is started by gasnetrun_mpi: mpirun, or
+ *      PMIRUN_CMD for pmi; the ranks bootstrap through a plugin (gasneti_spawn_ext.c).
  * The key goes to L ranks in their environment, to S and C ranks on stdin; never on a
  * command line. S and C ranks get the launcher's environment over the control connection.
  * The job ends when every rank has ended: with the code of an abort (gasnet_exit on one
@@ -533,6 +535,64 @@ static char spawn_letter(const char *s) {
     return 0;
 }
 
+const char *gasneti_spawn_external(const char *spawner) {
+    static const char *const mpi_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_NAMESPACE", "PMI_SIZE", "PMI_RANK",
+                                           "MV2_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"};
+    if (!spawner) return NULL;
+    if (!strcasecmp(spawner, "pmi")) return getenv("PMIX_NAMESPACE") ? "pmi" : NULL;
+    if (strcasecmp(spawner, "mpi")) return NULL;
+    for (size_t i = 0; i < sizeof(mpi_vars) / sizeof(mpi_vars[0]); i++)
+        if (getenv(mpi_vars[i])) return "mpi";
+    return NULL;
+}
+
+/* The mpi and pmi spawners: the job is gasnetrun_mpi's (mpirun, or PMIRUN_CMD for pmi);
+ * the ranks learn the spawner from GASNET_<C>_SPAWNER and join through its plugin.
+ * gasnetrun_mpi is looked for beside this program, then where the build installs it and
+ * in the build tree (GASNETI_SPAWN_MPIRUN_PATHS). Returns only on failure. */
+static int launch_external(const char *which, int n, int argc, char **argv) {
+#ifdef GASNETI_SPAWN_MPIRUN_PATHS
+    char self[PATH_MAX], paths[8192], *save = NULL, nstr[16];
+    ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[l > 0 ? l : 0] = 0;
+    char *slash = strrchr(self, '/');
+    if (slash) *slash = 0;
+    snprintf(paths, sizeof(paths), "%s/gasnetrun_mpi:%s", self, GASNETI_SPAWN_MPIRUN_PATHS);
+    const char *runner = NULL;
+    for (char *p = strtok_r(paths, ":", &save); p && !runner; p = strtok_r(NULL, ":", &save))
+        if (!access(p, X_OK)) runner = p;
+    if (!runner) {
+        say("the %s spawner starts jobs with gasnetrun_mpi, which is not where it was installed (%s)", which,
+            GASNETI_SPAWN_MPIRUN_PATHS);
+        return 1;
+    }
+    char var[64];
+    snprintf(var, sizeof(var), "%sSPAWNER", envpfx);
+    const char *lower = strcasecmp(which, "mpi") ? "pmi" : "mpi";
+    setenv(var, lower, 1);
+    const char *pmirun = getenv("PMIRUN_CMD");
+    if (*lower == 'p' && pmirun && *pmirun) setenv("MPIRUN_CMD", pmirun, 1);
+    snprintf(nstr, sizeof(nstr), "%d", n);
+    char **av = calloc((size_t)argc + 6, sizeof(char *));
+    int k = 0;
+    av[k++] = (char *)runner;
+    if (verbose) av[k++] = "-v";
+    av[k++] = "-n";
+    av[k++] = nstr;
+    av[k++] = "--";
+    for (int i = 0; i < argc; i++) av[k++] = argv[i];
+    if (verbose) say("%s spawner: %s -n %d %s ...", lower, runner, n, argv[0]);
+    fflush(NULL);
+    execv(runner, av);
+    say("cannot run %s: %s", runner, strerror(errno));
+    return 1;
+#else
+    (void)n, (void)argc, (void)argv;
+    say("the %s spawner is not available with this conduit: use local (this host), ssh or custom", which);
+    return 1;
+#endif
+}
+
 int gasneti_spawn_launch(const char *launcher, const char *conduit, int n, const char *spawnfn, int argc,
                          char **argv, int verb) {
     verbose = verb;
@@ -541,10 +601,7 @@ int gasneti_spawn_launch(const char *launcher, const char *conduit, int n, const
     snprintf(envpfx, sizeof(envpfx), "GASNET_%s_", conduit);
     if (!spawnfn || !*spawnfn) spawnfn = "L";
     char spawn = spawn_letter(spawnfn);
-    if (!strcasecmp(spawnfn, "mpi") || !strcasecmp(spawnfn, "pmi")) {
-        say("the %s spawner is not implemented yet in this release: use local (this host) or ssh", spawnfn);
-        return 1;
-    }
+    if (!strcasecmp(spawnfn, "mpi") || !strcasecmp(spawnfn, "pmi")) return launch_external(spawnfn, n, argc, argv);
     if (!spawn) {
         say("spawn function '%s' unknown: use local or L (this host), ssh or S (GASNET_SSH_SERVERS), custom or C "
             "(GASNET_CSPAWN_CMD)", spawnfn);

@@ -10,6 +10,8 @@
  * connection: it hands collective results to the waiting thread, notes ALL_EXITING, and
  * on ABORT (or the launcher's loss) makes the process leave through the core's SIGQUIT
  * path with the job's code (or _exits 2 s later if that did not end it).
+ * A process started by mpirun or a PMIx launcher with the mpi or pmi spawner asked for
+ * joins through gasneti_spawn_ext.c instead.
  * A process started directly as `prog N args...` becomes the launcher of N ranks of
  * itself instead (gasneti_spawn_default() chooses how) and never returns. */
 #include "conduit_contract.h"
@@ -277,6 +279,12 @@ static void apply_environment(const uint8_t *blob, uint32_t len) {
 
 gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
     const char *master = getenv(ENVPFX "MASTER");
+#ifdef GASNETI_SPAWN_PLUGIN_DIRS
+    if (!master || !*master) { /* started by mpirun or a PMIx launcher (the mpi, pmi spawners) */
+        const char *ext = gasneti_spawn_external(gasneti_spawn_default(GASNETC_NAME_UPPER, GASNETC_SPAWN_HOSTLIST_SSH));
+        if (ext) return gasneti_spawn_ext_init(ext, argc, argv);
+    }
+#endif
     if (!master || !*master) {
         if (!argc || !argv) gasneti_launch_error(WHO ": start this program with " GASNETC_LAUNCHER " -np N prog args...");
         self_spawn(argc, argv);

@@ -14,8 +14,9 @@
 # strangers (short, random, large) at the ranks' UDP ports are dropped and counted while
 # the job completes; SIGTERM and SIGINT to the launcher end every process within 10 s
 # with status 128+signal. udp only: the foreign datagrams. ofi only: -spawner=ssh and
-# GASNET_OFI_SPAWNER=ssh, GASNET_SSH_SERVERS alone choosing ssh, -spawner=mpi and pmi
-# refused with a message naming them. Nothing is left running.
+# GASNET_OFI_SPAWNER=ssh, GASNET_SSH_SERVERS alone choosing ssh (ofi's mpi and pmi
+# spawners: test_ofispawn.sh). udp only: -spawn mpi refused with a message naming it.
+# Nothing is left running.
 # Layer: tests (driver).
 set -u
 [ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: test_launcher.sh LAUNCHER PROG FAKE_SSH [udp|ofi]" >&2; exit 2; }
@@ -127,9 +128,8 @@ mistake "-np 0" "-np 0" "$AMUDPRUN" -np 0 "$PROG"
 mistake "-np abc" "-np abc" "$AMUDPRUN" -np abc "$PROG"
 mistake "-spawn X" "spawn function 'X'" "$AMUDPRUN" -np 2 -spawn X "$PROG"
 mistake "spawn S without servers" "GASNET_SSH_SERVERS" "$AMUDPRUN" -np 2 -spawn S "$PROG"
+[ "$CONDUIT" = udp ] && mistake "-spawn mpi" "mpi spawner is not available with this conduit" "$AMUDPRUN" -np 2 -spawn mpi "$PROG"
 if [ "$CONDUIT" = ofi ]; then
-    mistake "-spawner=mpi" "mpi spawner is not implemented yet" "$AMUDPRUN" -n 2 -spawner=mpi "$PROG"
-    mistake "GASNET_OFI_SPAWNER=pmi" "pmi spawner is not implemented yet" env GASNET_OFI_SPAWNER=pmi "$AMUDPRUN" -n 2 "$PROG"
     TEST_FWD=$FWD FAKE_SSH_LOG=$log GASNET_SSH_CMD=$FAKE_SSH GASNET_SSH_SERVERS="hostC hostD" GASNET_MASTERIP=127.0.0.1 \
         run "$AMUDPRUN" -n 2 -spawner=ssh "$PROG" "${ARGS[@]}"
     st=$?

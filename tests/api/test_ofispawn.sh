@@ -1,0 +1,117 @@
+#!/bin/bash
+# tests/api/test_ofispawn.sh: the external spawners of ofi-conduit (mpi: mpirun and a
+# bootstrap over MPI; pmi: a PMIx launcher, here Open MPI's mpirun, and a bootstrap over
+# PMIx) from the outside, with tests/api/test_launch (which prints what each process was
+# given).
+#   test_ofispawn.sh GASNETRUN_OFI PROG mpi|pmi
+# Checks, for the spawner given: arguments with spaces, quotes, empty ones and shell
+# characters, and a variable with spaces, reach every rank unchanged when the job is
+# started by `gasnetrun_ofi -spawner=X`, by GASNET_OFI_SPAWNER=X, by mpirun directly
+# (GASNET_OFI_SPAWNER=X in the environment) and by the program itself (`PROG N args`);
+# the ranks joined through the spawner's plugin (GASNET_VERBOSEENV's line); pmi:
+# PMIRUN_CMD's template is used (a fixed argument before %A); gasnet_exit(5) on one rank
+# is the job's status; the program run directly with the spawner asked for but no
+# launcher and no N gives one clear line. Nothing is left running.
+# Layer: tests (driver).
+set -u
+[ $# -eq 3 ] || { echo "usage: test_ofispawn.sh GASNETRUN_OFI PROG mpi|pmi" >&2; exit 2; }
+RUN=$1 PROG=$2 SP=$3
+NAME="test_ofispawn-$SP"
+for f in "$RUN" "$PROG"; do
+    [ -x "$f" ] || { echo "FAIL $NAME: not executable: $f"; exit 1; }
+done
+for v in $(compgen -e); do
+    case "$v" in GASNET_PSHM_DIR | GASNET_BACKTRACE) ;; GASNET_*|TEST_*|MPIRUN_CMD|PMIRUN_CMD) unset "$v" ;; esac
+done
+plugin=$(dirname "$RUN")/../other/gasnet-spawn-$SP.so
+[ -e "$plugin" ] || [ -e "$(dirname "$RUN")/../lib/GASNet/gasnet-spawn-$SP.so" ] ||
+    { echo "SKIP $NAME: the $SP spawner is not in this build (configure found no $([ "$SP" = mpi ] && echo MPI || echo PMIx); see its summary)"; exit 77; }
+# gasnetrun_mpi (beside the launcher, or in the build tree) names the mpirun it uses
+RUNMPI=$(dirname "$RUN")/gasnetrun_mpi
+[ -x "$RUNMPI" ] || RUNMPI=$(dirname "$RUN")/../mpi-conduit/gasnetrun_mpi
+[ -x "$RUNMPI" ] || { echo "FAIL $NAME: gasnetrun_mpi not found beside $RUN"; exit 1; }
+MPIRUN=$(sed -n 's/^template="${MPIRUN_CMD:-\(.*\) -np %N %P %A}"$/\1/p' "$RUNMPI")
+[ -n "$MPIRUN" ] || { echo "FAIL $NAME: no mpirun named in $RUNMPI"; exit 1; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-ofispawn.XXXXXX") || exit 2
+cleanup() {
+    local p
+    for p in $(pgrep -f -- "$PROG"); do [ "$p" != $$ ] && kill -KILL "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+out="$tmp/out" err="$tmp/err"
+failed=0
+bad() {
+    echo "FAIL $NAME: $*"
+    echo "--- stdout:"; cat "$out"; echo "--- stderr:"; cat "$err"
+    failed=1
+}
+hexof() { printf 'x'; printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
+run() { timeout -k 5 90 "$@" > "$out" 2> "$err" < /dev/null; }
+
+ARGS=("two words" "" "it's" '$HOME "q" *' "-n" "x%Ny%A")
+FWD='a b  "c" $d'
+
+# check N NAME [FIRST]: status 0 (in $st), each rank printed (FIRST then) ARGS, TEST_FWD
+# and "done", and rank 0 said it joined through the spawner
+check() {
+    local n=$1 name=$2 first=${3:-} r i a
+    local args=("${ARGS[@]}")
+    [ -n "$first" ] && args=("$first" "${ARGS[@]}")
+    [ "$st" -eq 0 ] || { bad "$name: status $st"; return 1; }
+    for ((r = 0; r < n; r++)); do
+        grep -qx "rank $r: argc $((${#args[@]} + 1))" "$out" || { bad "$name: rank $r: wrong argc"; return 1; }
+        i=1
+        for a in "${args[@]}"; do
+            grep -qx "rank $r: arg$i $(hexof "$a")" "$out" || { bad "$name: rank $r: argument $i changed"; return 1; }
+            i=$((i + 1))
+        done
+        grep -qx "rank $r: TEST_FWD $(hexof "$FWD")" "$out" || { bad "$name: rank $r: TEST_FWD not forwarded"; return 1; }
+        grep -qx "rank $r: done" "$out" || { bad "$name: rank $r did not finish"; return 1; }
+    done
+    grep -q "ofi-conduit: job .* of $n ranks, started by the $SP spawner" "$err" ||
+        { bad "$name: rank 0 did not report joining through the $SP spawner"; return 1; }
+    echo "ok   $name"
+}
+
+export GASNET_VERBOSEENV=1 OMPI_MCA_rmaps_base_oversubscribe=1
+[ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+TEST_FWD="$FWD" run "$RUN" -n 3 -spawner="$SP" "$PROG" "${ARGS[@]}"
+st=$?
+check 3 "-spawner=$SP: arguments and environment reach 3 ranks"
+
+TEST_FWD="$FWD" GASNET_OFI_SPAWNER=$SP run "$RUN" -n 2 "$PROG" "${ARGS[@]}"
+st=$?
+check 2 "GASNET_OFI_SPAWNER=$SP"
+
+TEST_FWD="$FWD" GASNET_OFI_SPAWNER=$SP run "$MPIRUN" -x TEST_FWD -x GASNET_OFI_SPAWNER -x GASNET_VERBOSEENV \
+    -n 2 "$PROG" "${ARGS[@]}"
+st=$?
+check 2 "started by $MPIRUN directly, GASNET_OFI_SPAWNER=$SP"
+
+TEST_FWD="$FWD" GASNET_OFI_SPAWNER=$SP run "$PROG" 2 "${ARGS[@]}"
+st=$?
+check 2 "the program starting itself (PROG 2 args), GASNET_OFI_SPAWNER=$SP"
+
+if [ "$SP" = pmi ]; then
+    TEST_FWD="$FWD" PMIRUN_CMD="$MPIRUN -x TEST_FWD -x GASNET_OFI_SPAWNER -x GASNET_VERBOSEENV -n %N %P fixed %A" \
+        run "$RUN" -n 2 -spawner=pmi "$PROG" "${ARGS[@]}"
+    st=$?
+    check 2 "PMIRUN_CMD with a fixed argument before %A" fixed
+fi
+
+TEST_EXIT_CODE=5 run "$RUN" -n 2 -spawner="$SP" "$PROG"
+st=$?
+if [ $st -eq 5 ]; then echo "ok   gasnet_exit(5) on one rank: job status 5"; else bad "gasnet_exit(5): status $st"; fi
+
+GASNET_OFI_SPAWNER=$SP run "$PROG"
+st=$?
+lines=$(grep -c . "$err")
+if [ $st -ne 0 ] && [ "$lines" -eq 1 ] && grep -q "run this program as" "$err"; then
+    echo "ok   no launcher and no N: status $st: $(cat "$err")"
+else bad "no launcher and no N: status $st, $lines lines"; fi
+
+[ $failed -eq 0 ] || exit 1
+echo "PASS $NAME"
