@@ -1,0 +1,80 @@
+#!/bin/bash
+# tests/api/test_ofinetns.sh: ofi-conduit jobs across "hosts" -- two network namespaces
+# joined by a veth pair, each with its own host name -- started by gasnetrun_ofi's ssh
+# spawner through tests/harness/netns-ssh (GASNET_SSH_CMD: runs a command "on" a host by
+# entering its namespace, with a clean environment as ssh gives).
+#   test_ofinetns.sh GASNETRUN_OFI PROG_DIR MODE NETNS_SSH
+# Runs test_am and test_rma (PROG_DIR/test_{am,rma}-ofi-MODE) with 2 ranks (one per host)
+# and with 4 ranks (two per host: same-host pairs over PSHM, the rest through libfabric
+# between the namespaces), on libfabric's default provider; checks that ssh was asked for
+# both hosts and that the provider's fabric is the veth's network. Needs root, ip(8) and
+# unshare(1); where namespaces cannot be made it says why and exits 77 (skipped). Removes
+# its namespaces however it ends.
+# Layer: tests (driver).
+set -u
+[ $# -eq 4 ] || { echo "usage: test_ofinetns.sh GASNETRUN_OFI PROG_DIR MODE NETNS_SSH" >&2; exit 2; }
+RUN=$1 DIR=$2 MODE=$3 NSSH=$4
+PATH=$PATH:/usr/sbin:/sbin
+skip() { echo "SKIP test_ofinetns: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "network namespaces need root"
+command -v ip > /dev/null || skip "ip(8) not found (Debian package iproute2)"
+command -v unshare > /dev/null || skip "unshare(1) not found (Debian package util-linux)"
+for v in $(compgen -e); do
+    case "$v" in GASNET_PSHM_DIR | GASNET_BACKTRACE) ;; GASNET_*|TEST_*) unset "$v" ;; esac
+done
+
+tag="gf$$"
+ns0="$tag-0" ns1="$tag-1" dev="$tag-v"
+net="10.$((($$ >> 8) % 200 + 20)).$(($$ % 250)).0"
+ip0="${net%.0}.1" ip1="${net%.0}.2"
+cleanup() {
+    ip netns del "$ns0" 2>/dev/null
+    ip netns del "$ns1" 2>/dev/null
+    [ -n "${tmp:-}" ] && rm -rf "$tmp"
+}
+trap cleanup EXIT
+ip netns add "$ns0" 2> /dev/null || skip "cannot create a network namespace (ip netns add failed)"
+ip netns add "$ns1" || skip "cannot create a second network namespace"
+# the same device name on both hosts (the second end is renamed in its namespace)
+ip link add "$dev" netns "$ns0" type veth peer name "$tag-w" netns "$ns1" ||
+    skip "cannot create a veth pair between namespaces"
+ip -n "$ns1" link set "$tag-w" name "$dev" &&
+    ip -n "$ns0" addr add "$ip0/24" dev "$dev" && ip -n "$ns1" addr add "$ip1/24" dev "$dev" &&
+    ip -n "$ns0" link set "$dev" up && ip -n "$ns1" link set "$dev" up &&
+    ip -n "$ns0" link set lo up && ip -n "$ns1" link set lo up || { echo "FAIL test_ofinetns: cannot configure the veth pair"; exit 1; }
+# the link has a carrier on both ends before a job starts
+for i in $(seq 50); do
+    ip -n "$ns0" link show "$dev" | grep -q "state UP" && ip -n "$ns1" link show "$dev" | grep -q "state UP" && break
+    sleep 0.1
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-ofinetns.XXXXXX") || exit 2
+failed=0
+for prog in test_am test_rma; do
+    for n in 2 4; do
+        exe="$DIR/$prog-ofi-$MODE"
+        [ -x "$exe" ] || { echo "FAIL test_ofinetns: not built: $exe"; exit 1; }
+        rm -f "$tmp/ssh.log"
+        NETNS_SSH_LOG="$tmp/ssh.log" GASNET_SSH_CMD=$NSSH GASNET_SSH_SERVERS="$ns0 $ns1" GASNET_MASTERIP=$ip0 \
+            GASNET_VERBOSEENV=1 timeout -k 5 180 ip netns exec "$ns0" "$RUN" -n "$n" -spawner=ssh "$exe" \
+            > "$tmp/out" 2> "$tmp/err" < /dev/null
+        st=$?
+        hosts=$(sort -u "$tmp/ssh.log" 2>/dev/null | tr '\n' ' ')
+        if [ $st -ne 0 ]; then
+            echo "FAIL test_ofinetns: $prog, $n ranks on 2 hosts: status $st"
+        elif ! grep -q "PASS" "$tmp/out"; then
+            echo "FAIL test_ofinetns: $prog, $n ranks on 2 hosts: no PASS line"
+        elif [ "$hosts" != "$ns0 $ns1 " ]; then
+            echo "FAIL test_ofinetns: $prog, $n ranks: ssh was asked for '$hosts', expected both hosts"
+        elif ! grep -q "ofi-conduit: provider .*fabric $net/24" "$tmp/err"; then
+            echo "FAIL test_ofinetns: $prog, $n ranks: the provider's fabric is not the veth's network $net/24"
+        else
+            echo "ok   $prog, $n ranks on 2 hosts ($ip0, $ip1) by ssh: $(grep -m1 PASS "$tmp/out")"
+            continue
+        fi
+        failed=1
+        echo "--- stdout:"; cat "$tmp/out"; echo "--- stderr:"; cat "$tmp/err"
+    done
+done
+[ $failed -eq 0 ] || exit 1
+echo "PASS test_ofinetns"
