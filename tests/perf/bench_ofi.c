@@ -12,8 +12,14 @@
  *   put_8_lat, get_8_lat  blocking 8-byte gex_RMA_PutBlocking / GetBlocking (fi_write /
  *                     fi_read where the provider has FI_RMA), us per operation.
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait, MB/s.
+ *   fadd_8_lat        a blocking 64-bit fetch-and-add (gex_AD_OpNB, then wait) on the
+ *                     peer's segment, us per operation: fi_fetch_atomic where the
+ *                     provider offers it (GASNET_OFI_ATOMICS=0: by AMs); the final value
+ *                     is checked.
  * Each figure is the best of BENCH_RUNS runs. */
 #include "bench_pingpong.h"
+
+#include <gasnet_ratomic.h>
 
 #define RTT_ITERS 20000L
 #define LAT_ITERS 5000L
@@ -35,6 +41,23 @@ static double rma_lat(const bench_job_t *j, int get) {
             }
         }
         if (get && w != (uint64_t)(LAT_ITERS - 1)) bench_fail(j, "get_8_lat: the value read back is wrong");
+    }
+    double us = (double)(bench_now_ns() - t0) / LAT_ITERS / 1000.0;
+    bench_barrier(j);
+    return us;
+}
+
+static double fadd_lat(const bench_job_t *j, gex_AD_t ad) {
+    uint64_t *target = (uint64_t *)((char *)j->peer_seg + 8), old = 0;
+    bench_barrier(j);
+    uint64_t t0 = bench_now_ns();
+    if (j->me == 0) {
+        uint64_t first = 0;
+        for (long i = 0; i < LAT_ITERS; i++) {
+            gex_Event_Wait(gex_AD_OpNB_U64(ad, &old, 1, target, GEX_OP_FADD, 1, 0, 0));
+            if (!i) first = old;
+        }
+        if (old != first + LAT_ITERS - 1) bench_fail(j, "fadd_8_lat: the fetched values do not count up by one");
     }
     double us = (double)(bench_now_ns() - t0) / LAT_ITERS / 1000.0;
     bench_barrier(j);
@@ -68,9 +91,13 @@ int main(int argc, char **argv) {
     char *buf = malloc(BW_BYTES);
     if (!buf) bench_fail(&j, "out of memory");
     memset(buf, 1, BW_BYTES);
-    double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0;
+    gex_AD_t ad;
+    gex_AD_Create(&ad, j.tm, GEX_DT_U64, GEX_OP_FADD, 0);
+    double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0, best_fadd = 1e30;
     for (int r = 0; r < BENCH_RUNS; r++) {
         double a = bench_am_rtt(&j, RTT_ITERS), p = rma_lat(&j, 0), g = rma_lat(&j, 1), b = put_bw(&j, buf);
+        double f = fadd_lat(&j, ad);
+        if (f < best_fadd) best_fadd = f;
         if (a < best_rtt) best_rtt = a;
         if (p < best_put) best_put = p;
         if (g < best_get) best_get = g;
@@ -88,7 +115,9 @@ int main(int argc, char **argv) {
         bench_print("get_8_lat", best_get, "us");
         if (pp_bw) bench_print("fi_pingpong_1m_bw", pp_bw, "MB/s");
         bench_print("put_1m_bw", best_bw, "MB/s");
+        bench_print("fadd_8_lat", best_fadd, "us");
     }
+    gex_AD_Destroy(ad);
     free(buf);
     bench_finish(&j);
     return 0;
