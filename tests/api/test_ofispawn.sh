@@ -11,7 +11,8 @@
 # the ranks joined through the spawner's plugin (GASNET_VERBOSEENV's line); pmi:
 # PMIRUN_CMD's template is used (a fixed argument before %A); gasnet_exit(5) on one rank
 # is the job's status; the program run directly with the spawner asked for but no
-# launcher and no N gives one clear line. Nothing is left running.
+# launcher and no N gives one clear line; a plugin of another version (built here, found
+# first through GASNET_SPAWN_PLUGIN_DIR) is refused with its name. Nothing is left running.
 # Layer: tests (driver).
 set -u
 [ $# -eq 3 ] || { echo "usage: test_ofispawn.sh GASNETRUN_OFI PROG mpi|pmi" >&2; exit 2; }
@@ -112,6 +113,18 @@ lines=$(grep -c . "$err")
 if [ $st -ne 0 ] && [ "$lines" -eq 1 ] && grep -q "run this program as" "$err"; then
     echo "ok   no launcher and no N: status $st: $(cat "$err")"
 else bad "no launcher and no N: status $st, $lines lines"; fi
+
+# a plugin of another version first in GASNET_SPAWN_PLUGIN_DIR: refused by name
+if command -v cc > /dev/null; then
+    printf 'const struct { int version; } gasneti_spawn_plugin = {999};\n' > "$tmp/p.c"
+    if cc -shared -fPIC -o "$tmp/gasnet-spawn-$SP.so" "$tmp/p.c" 2> /dev/null; then
+        GASNET_SPAWN_PLUGIN_DIR=$tmp run "$RUN" -n 2 -spawner="$SP" "$PROG"
+        st=$?
+        if [ $st -ne 0 ] && [ $st -lt 124 ] && grep -q "gasnet-spawn-$SP.so is not a bootstrap plugin of this version" "$err"; then
+            echo "ok   a plugin of another version: status $st: $(grep -m1 'not a bootstrap plugin' "$err")"
+        else bad "a plugin of another version: status $st"; fi
+    fi
+fi
 
 [ $failed -eq 0 ] || exit 1
 echo "PASS $NAME"
