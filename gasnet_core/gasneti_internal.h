@@ -220,6 +220,9 @@ extern int gasnete_progress_needed;
 extern void gasneti_fatalerror(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;
 extern void gasneti_launch_error(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;
 extern void gasneti_host_launch_error(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;
+/* The other ranks of that host: leave once the reporting rank has had time to print
+ * (it ends the job; leaving first could tear it down before its message is out). */
+extern void gasneti_host_launch_error_others(void) GASNETI_NORETURN GASNETI_COLD;
 extern void gasneti_warning(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2);
 extern const char *gasneti_getenv(const char *name);
 extern int64_t gasneti_getenv_int(const char *name, int64_t dflt);

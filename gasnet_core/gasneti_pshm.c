@@ -118,7 +118,7 @@ void gasneti_pshm_init(void) {
                                  "GASNET_PSHM_DIR to a directory with more space", (unsigned)gasneti_nbrhd_size,
                                  total / 1048576.0, gasneti_shm_dir_name(), have / 1048576.0,
                                  (unsigned long long)depth);
-        gasneti_exit_now(1);
+        gasneti_host_launch_error_others();
     }
     if (leader) ctl_base = gasneti_shm_create(tag, total); /* zero-filled: all empty */
     gasneti_boot->barrier();

@@ -145,7 +145,7 @@ static void check_shm_space(const seginfo_t *all) {
                              "(GASNET_MAX_SEGSIZE)", (unsigned)gasneti_nbrhd_size, a,
                              gasneti_shm_dir_name(), b);
     }
-    gasneti_exit_now(1);
+    gasneti_host_launch_error_others();
 }
 
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
