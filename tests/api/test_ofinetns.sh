@@ -9,44 +9,17 @@
 # between the namespaces), on libfabric's default provider; checks that ssh was asked for
 # both hosts and that the provider's fabric is the veth's network. Needs root, ip(8) and
 # unshare(1); where namespaces cannot be made it says why and exits 77 (skipped). Removes
-# its namespaces however it ends.
+# its namespaces however it ends (the two hosts come from tests/harness/netns.sh).
 # Layer: tests (driver).
 set -u
 [ $# -eq 4 ] || { echo "usage: test_ofinetns.sh GASNETRUN_OFI PROG_DIR MODE NETNS_SSH" >&2; exit 2; }
 RUN=$1 DIR=$2 MODE=$3 NSSH=$4
-PATH=$PATH:/usr/sbin:/sbin
-skip() { echo "SKIP test_ofinetns: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "network namespaces need root"
-command -v ip > /dev/null || skip "ip(8) not found (Debian package iproute2)"
-command -v unshare > /dev/null || skip "unshare(1) not found (Debian package util-linux)"
 for v in $(compgen -e); do
     case "$v" in GASNET_PSHM_DIR | GASNET_BACKTRACE) ;; GASNET_*|TEST_*) unset "$v" ;; esac
 done
-
-tag="gf$$"
-ns0="$tag-0" ns1="$tag-1" dev="$tag-v"
-net="10.$((($$ >> 8) % 200 + 20)).$(($$ % 250)).0"
-ip0="${net%.0}.1" ip1="${net%.0}.2"
-cleanup() {
-    ip netns del "$ns0" 2>/dev/null
-    ip netns del "$ns1" 2>/dev/null
-    [ -n "${tmp:-}" ] && rm -rf "$tmp"
-}
-trap cleanup EXIT
-ip netns add "$ns0" 2> /dev/null || skip "cannot create a network namespace (ip netns add failed)"
-ip netns add "$ns1" || skip "cannot create a second network namespace"
-# the same device name on both hosts (the second end is renamed in its namespace)
-ip link add "$dev" netns "$ns0" type veth peer name "$tag-w" netns "$ns1" ||
-    skip "cannot create a veth pair between namespaces"
-ip -n "$ns1" link set "$tag-w" name "$dev" &&
-    ip -n "$ns0" addr add "$ip0/24" dev "$dev" && ip -n "$ns1" addr add "$ip1/24" dev "$dev" &&
-    ip -n "$ns0" link set "$dev" up && ip -n "$ns1" link set "$dev" up &&
-    ip -n "$ns0" link set lo up && ip -n "$ns1" link set lo up || { echo "FAIL test_ofinetns: cannot configure the veth pair"; exit 1; }
-# the link has a carrier on both ends before a job starts
-for i in $(seq 50); do
-    ip -n "$ns0" link show "$dev" | grep -q "state UP" && ip -n "$ns1" link show "$dev" | grep -q "state UP" && break
-    sleep 0.1
-done
+. "$(dirname "$0")/../harness/netns.sh"
+trap 'netns_cleanup; [ -n "${tmp:-}" ] && rm -rf "$tmp"' EXIT
+netns_two_hosts test_ofinetns "gf$$"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-ofinetns.XXXXXX") || exit 2
 failed=0

@@ -6,35 +6,16 @@
 # Runs test_am and test_rma (PROG_DIR/test_{am,rma}-udp-MODE) with 2 ranks (one per host)
 # and with 4 ranks (two per host: same-host pairs over PSHM, the rest over UDP between the
 # namespaces). Needs root, ip(8) and unshare(1); where namespaces cannot be made it says
-# why and exits 77 (skipped). Removes its namespaces however it ends.
+# why and exits 77 (skipped). Removes its namespaces however it ends (the two hosts come
+# from tests/harness/netns.sh).
 # Layer: tests (driver).
 set -u
 [ $# -eq 3 ] || { echo "usage: test_udpnetns.sh AMUDPRUN PROG_DIR MODE" >&2; exit 2; }
 AMUDPRUN=$1 DIR=$2 MODE=$3
-PATH=$PATH:/usr/sbin:/sbin
-skip() { echo "SKIP test_udpnetns: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "network namespaces need root"
-command -v ip > /dev/null || skip "ip(8) not found (Debian package iproute2)"
-command -v unshare > /dev/null || skip "unshare(1) not found (Debian package util-linux)"
-
 tag="gn$$"
-ns0="$tag-0" ns1="$tag-1"
-net="10.$((($$ >> 8) % 200 + 20)).$(($$ % 250)).0"
-ip0="${net%.0}.1" ip1="${net%.0}.2"
-cleanup() {
-    ip netns del "$ns0" 2>/dev/null
-    ip netns del "$ns1" 2>/dev/null
-    rm -f "${tmp:-/nonexistent}"/out "${tmp:-/nonexistent}"/err
-    [ -n "${tmp:-}" ] && rmdir "$tmp" 2>/dev/null
-}
-trap cleanup EXIT
-ip netns add "$ns0" 2> /dev/null || skip "cannot create a network namespace (ip netns add failed)"
-ip netns add "$ns1" || skip "cannot create a second network namespace"
-ip link add "$tag-a" netns "$ns0" type veth peer name "$tag-b" netns "$ns1" ||
-    skip "cannot create a veth pair between namespaces"
-ip -n "$ns0" addr add "$ip0/24" dev "$tag-a" && ip -n "$ns1" addr add "$ip1/24" dev "$tag-b" &&
-    ip -n "$ns0" link set "$tag-a" up && ip -n "$ns1" link set "$tag-b" up &&
-    ip -n "$ns0" link set lo up && ip -n "$ns1" link set lo up || { echo "FAIL test_udpnetns: cannot configure the veth pair"; exit 1; }
+. "$(dirname "$0")/../harness/netns.sh"
+trap 'netns_cleanup; [ -n "${tmp:-}" ] && rm -rf "$tmp"' EXIT
+netns_two_hosts test_udpnetns "$tag"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-udpnetns.XXXXXX") || exit 2
 failed=0
