@@ -9,8 +9,13 @@
  *     the message will travel in (a lane slot when most_payload fits one, else a
  *     payload block of the shared queue), claimed at Prepare; the client writes its
  *     payload in place and the Commit only writes the header and publishes: no copy;
- *   - otherwise this thread's library buffer, which grows on demand and is kept for the
- *     next Prepare (so a Commit sends from it with local completion NOW).
+ *   - otherwise one of this thread's library buffers, which grow on demand and are kept
+ *     for the next Prepare (so a Commit sends from one with local completion NOW): one
+ *     for Prepares outside handlers, one for replies prepared inside a request handler.
+ *     Two, because a Commit may run handlers before its payload has left the buffer (the
+ *     conduit polls while it waits for credits or slots, or for an RDMA write from the
+ *     buffer to complete), and a reply prepared there must not take the same buffer. A
+ *     reply's Commit runs only reply handlers, which send nothing: two are enough.
  * Commit turns the descriptor into an ordinary AM and sends it down the same path as
  * the fixed-payload calls (gasneti_am_request / gasneti_am_reply, or the claimed slot
  * with the same checks), so ordering, reply and local-completion rules are the same by
@@ -41,9 +46,10 @@ typedef struct {
 } srcdesc_t;
 
 static GASNETI_THREADLOCAL srcdesc_t sd_self;
-/* this thread's library buffer: aligned for any type, kept between Prepares */
-static GASNETI_THREADLOCAL uint8_t *lib_buf;
-static GASNETI_THREADLOCAL size_t lib_cap;
+/* this thread's library buffers ([1]: inside a handler): aligned for any type, kept
+ * between Prepares */
+static GASNETI_THREADLOCAL uint8_t *lib_buf[2];
+static GASNETI_THREADLOCAL size_t lib_cap[2];
 
 /* The library buffer offers at least this much (or least_payload, if more) when the
  * client's most_payload allows: larger offers would only cost memory. */
@@ -56,26 +62,30 @@ static const char *const commit_name[2][2] = {{"gex_AM_CommitReplyMedium", "gex_
 
 #if GASNETI_THREADS
 #  include <pthread.h>
-/* a thread's library buffer is freed when the thread exits */
-static pthread_key_t lib_key;
+/* a thread's library buffers are freed when the thread exits */
+static pthread_key_t lib_key[2];
 static pthread_once_t lib_key_once = PTHREAD_ONCE_INIT;
-static void lib_key_init(void) { pthread_key_create(&lib_key, free); }
-#  define LIB_BUF_OWNED(p) (pthread_once(&lib_key_once, lib_key_init), pthread_setspecific(lib_key, p))
+static void lib_key_init(void) {
+    pthread_key_create(&lib_key[0], free);
+    pthread_key_create(&lib_key[1], free);
+}
+#  define LIB_BUF_OWNED(i, p) (pthread_once(&lib_key_once, lib_key_init), pthread_setspecific(lib_key[i], p))
 #else
-#  define LIB_BUF_OWNED(p) ((void)0)
+#  define LIB_BUF_OWNED(i, p) ((void)0)
 #endif
 
 static uint8_t *lib_buffer(size_t need) {
-    if (need > lib_cap) {
+    int i = gasneti_cur_token != NULL;
+    if (need > lib_cap[i]) {
         size_t cap = need < LIB_OFFER ? LIB_OFFER : need;
         void *p = NULL;
         if (posix_memalign(&p, 64, cap)) gasneti_fatalerror("out of memory for a %zu-byte AM source buffer", cap);
-        free(lib_buf); /* nothing is in it: the previous Commit sent it */
-        lib_buf = p;
-        lib_cap = cap;
-        LIB_BUF_OWNED(p);
+        free(lib_buf[i]); /* nothing is in it: the previous Commit at this level sent it */
+        lib_buf[i] = p;
+        lib_cap[i] = cap;
+        LIB_BUF_OWNED(i, p);
     }
-    return lib_buf;
+    return lib_buf[i];
 }
 
 /* The common part of the four Prepare calls; m->jobrank and m->is_req are set. */
