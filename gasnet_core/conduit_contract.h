@@ -40,7 +40,12 @@
  * GASNETC_NET_MEDIUM / _LONG (optional; default: the MAX values): the largest payload one
  *   network message of the conduit carries. Where smaller than MAX, the core splits a
  *   bigger AM into pieces (gasneti_frag.c), each sent by gasnetc_am_send with msg->frag
- *   set, and runs the handler once every piece has arrived. */
+ *   set, and runs the handler once every piece has arrived.
+ * GASNETC_LONG_PIECE_AT_RUN_TIME (optional, default 0): 1 if the conduit takes some Longs
+ *   bigger than GASNETC_NET_LONG in one gasnetc_am_send (their payload moved by RDMA, say,
+ *   rather than inside a message); it then provides gasnetc_long_piece(msg), the largest
+ *   piece of that Long it takes (GASNETC_NET_LONG up to GASNETC_MAX_LONG), which the core
+ *   uses in place of GASNETC_NET_LONG. */
 #ifndef GASNETC_NET_MEDIUM
 #  define GASNETC_NET_MEDIUM GASNETC_MAX_MEDIUM
 #endif
@@ -48,6 +53,15 @@
 #  define GASNETC_NET_LONG GASNETC_MAX_LONG
 #endif
 #define GASNETC_FRAGMENTS (GASNETC_NET_MEDIUM < GASNETC_MAX_MEDIUM || GASNETC_NET_LONG < GASNETC_MAX_LONG)
+#ifndef GASNETC_LONG_PIECE_AT_RUN_TIME
+#  define GASNETC_LONG_PIECE_AT_RUN_TIME 0
+#endif
+#if GASNETC_LONG_PIECE_AT_RUN_TIME
+extern size_t gasnetc_long_piece(const gasneti_am_msg_t *msg);
+#  define GASNETI_LONG_PIECE(msg) gasnetc_long_piece(msg)
+#else
+#  define GASNETI_LONG_PIECE(msg) ((size_t)GASNETC_NET_LONG)
+#endif
 
 /* ---------------------------------------------------------------------------------
  * Bootstrap: how the job was started. Provided by the conduit (or a shared spawner in
@@ -106,7 +120,7 @@ extern void gasnetc_network_fini(void);
  * --------------------------------------------------------------------------------- */
 /* Send one AM (request or reply, any category; msg->jobrank is the destination).
  * Short: nargs args. Medium: nbytes <= GASNETC_NET_MEDIUM bytes from msg->src, handed to
- * the handler in a buffer aligned for any type. Long: nbytes <= GASNETC_NET_LONG bytes
+ * the handler in a buffer aligned for any type. Long: nbytes <= GASNETI_LONG_PIECE(msg) bytes
  * written at msg->dest_addr in the target's segment before the handler runs.
  * msg->frag, when not NULL: 12 bytes the conduit carries with the AM and hands to
  * gasneti_am_deliver in gasneti_am_recv_t.frag (NULL otherwise).

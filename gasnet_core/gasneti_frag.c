@@ -28,7 +28,7 @@
 static uint32_t next_msgid;
 
 int gasneti_frag_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
-    size_t piece = m->category == GASNETI_AM_LONG ? GASNETC_NET_LONG : GASNETC_NET_MEDIUM;
+    size_t piece = m->category == GASNETI_AM_LONG ? GASNETI_LONG_PIECE(m) : GASNETC_NET_MEDIUM;
     gasneti_frag_t fh = {__atomic_fetch_add(&next_msgid, 1, __ATOMIC_RELAXED), 0, (uint32_t)m->nbytes};
     gasneti_am_msg_t f = *m;
     f.frag = &fh;

@@ -3,7 +3,10 @@
  *
  * An AM is one message: a header, the arguments and the payload (Medium, or one piece of
  * a Long of up to GASNETC_NET_LONG bytes, written at its destination address by the
- * receiver; the core splits bigger ones). Lengths are rounded up to 16 bytes so that
+ * receiver; the core splits bigger ones). Except a Long that gasnetc_ofi_long_by_write
+ * picks (big enough, into the peer's registered segment): its payload goes by fi_write,
+ * and its message, header and arguments only, follows the write's completion (wlong_t
+ * below). Lengths are rounded up to 16 bytes so that
  * messages packed into a multi-receive buffer start aligned. A message of at most the
  * provider's inject size (and INJECT_MAX) goes by fi_inject from the stack; a bigger one
  * is copied into a send slot (MAXSEND per process) and sent by fi_send, the slot freed by
@@ -41,7 +44,7 @@
 #define INJECT_MAX 1024        /* largest message built on the stack for fi_inject */
 #define CQ_BATCH 16
 #define CREDITS 64             /* requests in flight to one peer */
-enum { F_FRAG = 1, F_CREDIT = 2 };
+enum { F_FRAG = 1, F_CREDIT = 2, F_WRITTEN = 4 }; /* F_WRITTEN: a Long's payload is in place */
 
 typedef struct {
     uint32_t src; /* the sender's rank */
@@ -88,6 +91,23 @@ static int nrbufs;
 static slot_t slots[MAXSEND];
 static int free_slots[MAXSEND], nfree;
 static GASNETI_THREADLOCAL uint8_t *scratch; /* an aligned copy of a misaligned Medium */
+
+/* A Long whose payload goes by fi_write (ofi_rma.c). Its message (header and arguments,
+ * F_WRITTEN) is sent once every piece of the write has completed, that is once the data is
+ * in place at the target (FI_DELIVERY_COMPLETE); a request's credit is taken when the
+ * write is issued. If the message cannot go at once, it waits in a queue that every poll
+ * tries to empty. Lock held for all of it but the sender's set-up. */
+typedef struct wlong_s {
+    struct wlong_s *next; /* in the queue, or free */
+    gasneti_counter_t *lc; /* done when the write completes (the source may be reused) */
+    size_t pending;        /* pieces of the write not completed */
+    gex_Rank_t dest;
+    int is_req;
+    uint32_t len;
+    uint64_t msg[PAYLOAD_OFF(GASNETI_MAX_ARGS) / 8];
+} wlong_t;
+static wlong_t *wl_free, *wl_head, *wl_tail; /* free ones; messages waiting to go */
+static size_t longs_written, longs_inline;    /* Long sends each way (GASNET_VERBOSEENV) */
 
 static void *xmalloc_aligned(size_t n) {
     void *p;
@@ -139,7 +159,7 @@ static void dispatch(const uint8_t *msg, int is_req) {
         m.frag = &frag;
     }
     if (h.category == GASNETI_AM_LONG) {
-        if (h.nbytes) memcpy((void *)(uintptr_t)h.dest_addr, payload, h.nbytes);
+        if (h.nbytes && !(h.flags & F_WRITTEN)) memcpy((void *)(uintptr_t)h.dest_addr, payload, h.nbytes);
         m.payload = (void *)(uintptr_t)h.dest_addr;
     } else if (h.category == GASNETI_AM_MEDIUM) {
         if (((uintptr_t)payload & 15) && h.nbytes) { /* the handler gets an aligned buffer */
@@ -238,6 +258,58 @@ static void send_credits(void) {
     due_count = keep;
 }
 
+/* lock held: send a written Long's message; -FI_EAGAIN if the provider or the send
+ * slots have no room now */
+static ssize_t send_written(wlong_t *w) {
+    int ch = w->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
+    peer_t *p = &peers[w->dest];
+    fi_addr_t dest = GASNETC_OFI_PEER(w->dest, ch);
+    ((hdr_t *)w->msg)->credits = (uint32_t)p->owed;
+    ssize_t rc;
+    if (w->len <= gasnetc_ofi_inject_size && w->len <= INJECT_MAX) {
+        rc = fi_inject(gasnetc_ofi_ep[ch], w->msg, w->len, dest);
+    } else {
+        if (!nfree) return -FI_EAGAIN;
+        slot_t *s = &slots[free_slots[nfree - 1]];
+        if (!s->buf) s->buf = xmalloc_aligned(MSG_MAX);
+        memcpy(s->buf, w->msg, w->len);
+        s->dest = w->dest;
+        rc = fi_send(gasnetc_ofi_ep[ch], s->buf, w->len, NULL, dest, &s->ctx);
+        if (rc == 0) nfree--;
+    }
+    if (rc == 0) p->owed = 0;
+    else if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject or fi_send (a Long after its fi_write)", rc, (long)w->dest);
+    return rc;
+}
+
+/* lock held: the queued messages of written Longs, in order, while they go */
+static void send_queued(void) {
+    while (wl_head && send_written(wl_head) == 0) {
+        wlong_t *w = wl_head;
+        wl_head = w->next;
+        if (!wl_head) wl_tail = NULL;
+        w->next = wl_free;
+        wl_free = w;
+    }
+}
+
+void gasnetc_ofi_am_written(void *am) {
+    wlong_t *w = am;
+    if (--w->pending) return;
+    if (w->lc) gasneti_counter_done(w->lc);
+    w->lc = NULL;
+    w->next = NULL;
+    if (!gasnetc_ofi_up) { /* shutting down: nothing more goes out */
+        w->next = wl_free;
+        wl_free = w;
+        return;
+    }
+    if (wl_tail) wl_tail->next = w;
+    else wl_head = w;
+    wl_tail = w;
+    send_queued();
+}
+
 static int ofi_poll(int nested) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return 0;
     struct fi_cq_data_entry e[CQ_BATCH];
@@ -273,6 +345,7 @@ static int ofi_poll(int nested) {
         if (!gasnetc_ofi_multi_recv || (e[k].flags & FI_MULTI_RECV)) rb->posted = 0;
         if (!rb->posted && !rb->refs) post_rbuf(rb);
     }
+    if (wl_head) send_queued();
     if (due_count) send_credits();
     OFI_UNLOCK();
     for (int r = 0; r < nrun; r++) {
@@ -303,11 +376,12 @@ static void wait_for_room(int is_req) {
 }
 
 int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
-    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
+    int written = m->category == GASNETI_AM_LONG && gasnetc_ofi_long_by_write(m);
+    size_t plen = m->category == GASNETI_AM_SHORT || written ? 0 : m->nbytes;
     if (plen > GASNETC_NET_MEDIUM) plen = GASNETC_NET_MEDIUM;
     size_t len = MSG_LEN(m->nargs, plen);
     if (m->is_req && __atomic_load_n(&peers[m->jobrank].credits, __ATOMIC_RELAXED) <= 0) return 1;
-    if (len <= gasnetc_ofi_inject_size && len <= INJECT_MAX) return 0;
+    if (written || (len <= gasnetc_ofi_inject_size && len <= INJECT_MAX)) return 0;
     return __atomic_load_n(&nfree, __ATOMIC_RELAXED) == 0;
 }
 
@@ -337,7 +411,49 @@ static inline void sent(peer_t *p, int is_req) {
     p->owed = 0;
 }
 
+/* A Long by fi_write: see wlong_t */
+static int send_written_long(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    peer_t *p = &peers[m->jobrank];
+    OFI_LOCK();
+    while (m->is_req && p->credits <= 0) {
+        OFI_UNLOCK();
+        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+        wait_for_room(1);
+        OFI_LOCK();
+    }
+    if (m->is_req) p->credits--;
+    wlong_t *w = wl_free;
+    if (w) wl_free = w->next;
+    OFI_UNLOCK();
+    if (!w) w = xmalloc_aligned(sizeof(*w));
+    w->len = (uint32_t)build((uint8_t *)w->msg, m, 0);
+    ((hdr_t *)w->msg)->nbytes = (uint32_t)m->nbytes;
+    ((hdr_t *)w->msg)->flags |= F_WRITTEN;
+    w->dest = m->jobrank;
+    w->is_req = m->is_req;
+    gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
+    gasneti_atomic_set(&mine, 0);
+    if (!lc) gasneti_counter_add(&mine);
+    w->lc = lc ? lc : &mine;
+    w->pending = gasnetc_ofi_rma_npieces(m->nbytes);
+    if (gasnetc_ofi_long_write(m, w)) { /* GEX_FLAG_IMMEDIATE and no room: nothing written */
+        OFI_LOCK();
+        if (m->is_req) p->credits++;
+        w->next = wl_free;
+        wl_free = w;
+        OFI_UNLOCK();
+        return GASNETI_AM_WOULD_BLOCK;
+    }
+    while (!lc && gasneti_atomic_read(&mine) != 0) wait_for_room(m->is_req);
+    return GASNET_OK;
+}
+
 int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    if (m->category == GASNETI_AM_LONG) {
+        int w = gasnetc_ofi_long_by_write(m);
+        __atomic_fetch_add(w ? &longs_written : &longs_inline, 1, __ATOMIC_RELAXED);
+        if (w) return send_written_long(m, lc);
+    }
     int ch = m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
     size_t len = MSG_LEN(m->nargs, plen);
@@ -428,6 +544,12 @@ void gasnetc_ofi_am_init(void) {
     }
     __atomic_store_n(&gasnetc_ofi_up, 1, __ATOMIC_RELEASE);
     OFI_UNLOCK();
+}
+
+void gasnetc_ofi_am_say_longs(void) {
+    fprintf(stderr, "ofi-conduit: rank %u sent %zu Long(s) with the payload by fi_write, %zu inside messages\n",
+            (unsigned)gasneti_mynode, __atomic_load_n(&longs_written, __ATOMIC_RELAXED),
+            __atomic_load_n(&longs_inline, __ATOMIC_RELAXED));
 }
 
 static double now_s(void) {

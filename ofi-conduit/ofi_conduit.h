@@ -23,9 +23,12 @@
 #define GASNETC_MAX_MEDIUM 65536
 #define GASNETC_MAX_LONG (4u << 20)
 /* One libfabric message carries a whole Medium, and a Long piece of up to 64 KiB (the
- * receive buffers are sized for that): the core splits bigger Longs (gasneti_frag.c). */
+ * receive buffers are sized for that): the core splits bigger Longs (gasneti_frag.c).
+ * Except that a big Long into the peer's registered segment goes whole, its payload by
+ * fi_write and its header behind it (gasnetc_long_piece, ofi_rma.c and ofi_am.c). */
 #define GASNETC_NET_MEDIUM 65536
 #define GASNETC_NET_LONG 65536
+#define GASNETC_LONG_PIECE_AT_RUN_TIME 1
 
 #define GASNET_PSHM 1
 

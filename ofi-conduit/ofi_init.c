@@ -34,6 +34,7 @@ struct fid_domain *gasnetc_ofi_domain;
 static gasneti_bootstrap_t *the_boot;
 static struct fid_av *av;
 static char (*hosts)[64];
+static int verbose; /* GASNET_VERBOSEENV on rank 0 */
 
 #define NAME_MAX_LEN 112
 typedef struct { /* what each rank publishes */
@@ -177,7 +178,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     int layered = strstr(pn, "ofi_rxm") || strstr(pn, "ofi_rxd");
     gasnetc_ofi_multi_recv = (info->caps & FI_MULTI_RECV) != 0 && gasneti_getenv_yesno("GASNET_OFI_MULTI_RECV", !layered);
     gasnetc_ofi_inject_size = info->tx_attr->inject_size;
-    if (gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0)) say_provider(noffers);
+    verbose = gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
+    if (verbose) say_provider(noffers);
     int rc = fi_fabric(info->fabric_attr, &fabric, NULL);
     if (rc) gasnetc_ofi_fail("fi_fabric", rc, -1);
     if ((rc = fi_domain(fabric, info, &gasnetc_ofi_domain, NULL))) gasnetc_ofi_fail("fi_domain", rc, -1);
@@ -209,6 +211,7 @@ int gasnetc_segment_register(void *addr, uintptr_t size) {
  * release it (a fatal error): then nothing is closed, the process leaves anyway. */
 void gasnetc_network_fini(void) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return;
+    if (verbose) gasnetc_ofi_am_say_longs();
     if (!gasnetc_ofi_am_fini()) return;
     gasnetc_ofi_rma_fini();
     fi_close(&av->fid);

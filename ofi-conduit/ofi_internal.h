@@ -58,6 +58,8 @@ extern const char *gasnetc_ofi_host(gex_Rank_t rank);
  * the completion queue at the end (0: not done, another thread holds the lock) */
 extern void gasnetc_ofi_am_init(void);
 extern int gasnetc_ofi_am_fini(void);
+/* ofi_am.c: how many Longs this process sent by fi_write and inside messages (stderr) */
+extern void gasnetc_ofi_am_say_longs(void);
 /* ofi_rma.c: register the segment and exchange keys (collective; from
  * gasnetc_segment_register), a completion of an fi_write/fi_read (lock held), the peer of
  * one (error reports), and closing the registration */
@@ -65,5 +67,13 @@ extern int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintp
 extern void gasnetc_ofi_rma_done(void *context);
 extern long gasnetc_ofi_rma_peer(void *context);
 extern void gasnetc_ofi_rma_fini(void);
+/* ofi_rma.c: Long payloads by fi_write. Does Long m go that way (big enough, into the
+ * peer's registered segment)? Write its payload (in gasnetc_ofi_rma_npieces pieces), each
+ * piece's completion calling gasnetc_ofi_am_written(am) (ofi_am.c, lock held); 1 if
+ * refused for GEX_FLAG_IMMEDIATE, nothing written. */
+extern int gasnetc_ofi_long_by_write(const gasneti_am_msg_t *m);
+extern size_t gasnetc_ofi_rma_npieces(size_t nbytes);
+extern int gasnetc_ofi_long_write(const gasneti_am_msg_t *m, void *am);
+extern void gasnetc_ofi_am_written(void *am);
 
 #endif

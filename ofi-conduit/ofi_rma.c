@@ -15,6 +15,10 @@
  * Completions arrive in the one completion queue, polled by ofi_am.c, which hands them to
  * gasnetc_ofi_rma_done.
  *
+ * Long payloads (gasnetc_long_piece, gasnetc_ofi_long_write): a Long of long_min bytes or
+ * more (GASNET_OFI_LONG_RDMA_MIN) into the peer's registered segment is written here the
+ * same way, each piece's completion handed to ofi_am.c, which then sends the AM.
+ *
  * Remote atomics (gasnetc_amo_domain, gasnetc_amo; GASNETC_NATIVE_AMO): fi_fetch_atomicmsg
  * or fi_compare_atomicmsg on the same registered segment, for an
  * atomic domain whose every (operation, type) the provider reports valid
@@ -36,11 +40,14 @@
 
 #include <string.h>
 
+#define LONG_RDMA_MIN 16384 /* GASNET_OFI_LONG_RDMA_MIN's default (docs/ofi-conduit.md) */
+
 int gasnetc_rma_native;
 static int atomics_on; /* FI_ATOMIC, native RMA and GASNET_OFI_ATOMICS */
 
 typedef struct { /* what each rank publishes at attach */
     uint64_t base; /* the segment's address in its owner's address space */
+    uint64_t size;
     uint64_t key;
 } seginfo_t;
 
@@ -48,6 +55,7 @@ typedef struct rma_op_s { /* one fi_write/fi_read in flight */
     struct fi_context2 ctx; /* first: the operation's context */
     struct rma_op_s *next_free;
     gasneti_counter_t *lc, *rc;
+    void *am; /* the payload of a Long (ofi_am.c): gasnetc_ofi_am_written at completion */
     gex_Rank_t peer;
     uint64_t operand[2], bounce; /* atomics: operands, a non-fetching CAS's old value */
 } rma_op_t;
@@ -57,6 +65,7 @@ static seginfo_t *segs; /* [gasneti_nodes] */
 static int virt_addr;
 static size_t max_piece;
 static rma_op_t *free_ops;
+static size_t long_min; /* Longs of this many bytes or more may go by fi_write; 0: none */
 
 /* lock held */
 static rma_op_t *op_get(void) {
@@ -82,6 +91,7 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
         rma_op_t *o = op_get();
         o->lc = lc;
         o->rc = rc;
+        o->am = NULL;
         o->peer = jr;
         ssize_t r = start(o, arg);
         if (r) {
@@ -99,10 +109,12 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
 /* lock held: a completion of ours arrived */
 void gasnetc_ofi_rma_done(void *context) {
     rma_op_t *o = context;
+    void *am = o->am;
     if (o->lc) gasneti_counter_done(o->lc);
     if (o->rc) gasneti_counter_done(o->rc);
     o->next_free = free_ops;
     free_ops = o;
+    if (am) gasnetc_ofi_am_written(am);
 }
 
 long gasnetc_ofi_rma_peer(void *context) { return context ? (long)((rma_op_t *)context)->peer : -1; }
@@ -120,10 +132,14 @@ int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintptr_t si
                            (uint64_t)gasneti_mynode + 1, 0, &mr, NULL);
         if (rc) gasnetc_ofi_fail("fi_mr_reg (the segment)", rc, -1);
         me.base = (uint64_t)(uintptr_t)addr;
+        me.size = size;
         me.key = fi_mr_key(mr);
         max_piece = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (1u << 30);
         if (max_piece > (1u << 30)) max_piece = 1u << 30;
         atomics_on = (info->caps & FI_ATOMIC) && gasneti_getenv_yesno("GASNET_OFI_ATOMICS", 1);
+        int64_t lm = gasneti_getenv_int("GASNET_OFI_LONG_RDMA_MIN", LONG_RDMA_MIN);
+        if (lm < 0) gasneti_launch_error("GASNET_OFI_LONG_RDMA_MIN=%lld: a number of bytes, 0 or more", (long long)lm);
+        long_min = (size_t)lm;
     }
     segs = calloc(gasneti_nodes, sizeof(seginfo_t));
     if (!segs) gasneti_fatalerror("ofi-conduit: out of memory for %u segment keys", (unsigned)gasneti_nodes);
@@ -139,11 +155,13 @@ static inline uint64_t remote_addr(gex_Rank_t jr, void *x) {
 
 typedef struct {
     int write;
+    void *am;
     struct fi_msg_rma msg;
 } rma_args_t;
 
 static ssize_t start_rma(rma_op_t *o, void *arg) {
     rma_args_t *a = arg;
+    o->am = a->am;
     a->msg.context = &o->ctx;
     return a->write ? fi_writemsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_DELIVERY_COMPLETE | FI_COMPLETION)
                     : fi_readmsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_COMPLETION);
@@ -151,12 +169,13 @@ static ssize_t start_rma(rma_op_t *o, void *arg) {
 
 /* one piece: fi_writemsg or fi_readmsg (see post) */
 static int issue(int write, gex_Rank_t jr, void *local, uint64_t raddr, size_t n, gasneti_counter_t *lc,
-                 gasneti_counter_t *rc, gex_Flags_t flags) {
+                 gasneti_counter_t *rc, void *am, gex_Flags_t flags) {
     struct iovec iov = {local, n};
     struct fi_rma_iov riov = {raddr, n, segs[jr].key};
     rma_args_t a;
     memset(&a, 0, sizeof(a));
     a.write = write;
+    a.am = am;
     a.msg.msg_iov = &iov;
     a.msg.iov_count = 1;
     a.msg.addr = GASNETC_OFI_PEER(jr, GASNETC_CH_REQ);
@@ -165,11 +184,28 @@ static int issue(int write, gex_Rank_t jr, void *local, uint64_t raddr, size_t n
     return post(jr, lc, rc, flags, write ? "fi_writemsg" : "fi_readmsg", start_rma, &a);
 }
 
+size_t gasnetc_ofi_rma_npieces(size_t nbytes) { return nbytes ? (nbytes + max_piece - 1) / max_piece : 1; }
+
+/* A write or read of nbytes in pieces of at most max_piece, each completing lc, rc and am
+ * (their counts taken by the caller); 1 if refused for GEX_FLAG_IMMEDIATE (nothing issued:
+ * only the first piece may be refused). */
+static int pieces(int write, gex_Rank_t jr, void *local, void *remote, size_t nbytes, gasneti_counter_t *lc,
+                  gasneti_counter_t *rc, void *am, gex_Flags_t flags) {
+    uint64_t raddr = remote_addr(jr, remote);
+    size_t npieces = gasnetc_ofi_rma_npieces(nbytes);
+    for (size_t off = 0, i = 0; i < npieces; i++, off += max_piece) {
+        size_t n = nbytes - off < max_piece ? nbytes - off : max_piece;
+        gex_Flags_t f = i ? flags & ~(gex_Flags_t)GEX_FLAG_IMMEDIATE : flags;
+        if (issue(write, jr, (char *)local + off, raddr + off, n, lc, rc, am, f)) return 1;
+    }
+    return 0;
+}
+
 int gasnetc_put(gex_Rank_t jr, void *dest, const void *src, size_t nbytes, gasneti_counter_t *lc,
                 gasneti_counter_t *rc, gex_Flags_t flags) {
     gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
     gasneti_counter_t *l = lc ? lc : &mine;
-    size_t npieces = nbytes ? (nbytes + max_piece - 1) / max_piece : 1;
+    size_t npieces = gasnetc_ofi_rma_npieces(nbytes);
     gasneti_atomic_set(&mine, 0);
     /* the caller counted one lc and one rc for the whole put: the other pieces add theirs */
     for (size_t i = 1; i < npieces; i++) {
@@ -177,33 +213,43 @@ int gasnetc_put(gex_Rank_t jr, void *dest, const void *src, size_t nbytes, gasne
         gasneti_counter_add(l);
     }
     if (!lc) gasneti_counter_add(&mine);
-    uint64_t raddr = remote_addr(jr, dest);
-    for (size_t off = 0, i = 0; i < npieces; i++, off += max_piece) {
-        size_t n = nbytes - off < max_piece ? nbytes - off : max_piece;
-        if (issue(1, jr, (char *)src + off, raddr + off, n, l, rc, i ? flags & ~(gex_Flags_t)GEX_FLAG_IMMEDIATE : flags)) {
-            for (size_t k = 1; k < npieces; k++) { /* refused at the first piece: nothing issued */
-                gasneti_counter_done(rc);
-                gasneti_counter_done(l);
-            }
-            return 1;
+    if (pieces(1, jr, (void *)src, dest, nbytes, l, rc, NULL, flags)) {
+        for (size_t k = 1; k < npieces; k++) {
+            gasneti_counter_done(rc);
+            gasneti_counter_done(l);
         }
+        return 1;
     }
     while (!lc && gasneti_atomic_read(&mine) != 0) gasnetc_poll();
     return 0;
 }
 
 int gasnetc_get(void *dest, gex_Rank_t jr, void *src, size_t nbytes, gasneti_counter_t *rc, gex_Flags_t flags) {
-    size_t npieces = nbytes ? (nbytes + max_piece - 1) / max_piece : 1;
+    size_t npieces = gasnetc_ofi_rma_npieces(nbytes);
     for (size_t i = 1; i < npieces; i++) gasneti_counter_add(rc);
-    uint64_t raddr = remote_addr(jr, src);
-    for (size_t off = 0, i = 0; i < npieces; i++, off += max_piece) {
-        size_t n = nbytes - off < max_piece ? nbytes - off : max_piece;
-        if (issue(0, jr, (char *)dest + off, raddr + off, n, NULL, rc, i ? flags & ~(gex_Flags_t)GEX_FLAG_IMMEDIATE : flags)) {
-            for (size_t k = 1; k < npieces; k++) gasneti_counter_done(rc);
-            return 1;
-        }
+    if (pieces(0, jr, dest, src, nbytes, NULL, rc, NULL, flags)) {
+        for (size_t k = 1; k < npieces; k++) gasneti_counter_done(rc);
+        return 1;
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Long payloads by fi_write (ofi_am.c sends the header once they are in place)
+ * --------------------------------------------------------------------------------- */
+int gasnetc_ofi_long_by_write(const gasneti_am_msg_t *m) {
+    if (!long_min || m->nbytes < long_min) return 0;
+    const seginfo_t *sg = &segs[m->jobrank];
+    uint64_t d = (uint64_t)(uintptr_t)m->dest_addr;
+    return d >= sg->base && d - sg->base <= sg->size && m->nbytes <= sg->size - (d - sg->base);
+}
+
+size_t gasnetc_long_piece(const gasneti_am_msg_t *m) {
+    return gasnetc_ofi_long_by_write(m) ? GASNETC_MAX_LONG : GASNETC_NET_LONG;
+}
+
+int gasnetc_ofi_long_write(const gasneti_am_msg_t *m, void *am) {
+    return pieces(1, m->jobrank, (void *)m->src, m->dest_addr, m->nbytes, NULL, NULL, am, m->flags);
 }
 
 /* ---------------------------------------------------------------------------------

@@ -12,6 +12,11 @@
  *   put_8_lat, get_8_lat  blocking 8-byte gex_RMA_PutBlocking / GetBlocking (fi_write /
  *                     fi_read where the provider has FI_RMA), us per operation.
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait, MB/s.
+ *   long_64k_bw, long_1m_bw  LONG_COUNT gex_AM_RequestLong0 of 64 KiB / 1 MiB into the
+ *                     peer's segment, local completion by gex_NBI_Wait, until every
+ *                     handler has run (each acknowledges with a Short reply), MB/s; the
+ *                     handler checks three words of the payload. Long payloads of
+ *                     GASNET_OFI_LONG_RDMA_MIN bytes or more go by fi_write (0: none do).
  *   fadd_8_lat        a blocking 64-bit fetch-and-add (gex_AD_OpNB, then wait) on the
  *                     peer's segment, us per operation: fi_fetch_atomic where the
  *                     provider offers it (GASNET_OFI_ATOMICS=0: by AMs); the final value
@@ -25,6 +30,22 @@
 #define LAT_ITERS 5000L
 #define BW_BYTES (1u << 20)
 #define PUT_COUNT 64
+#define LONG_COUNT 64
+enum { H_LONG = BENCH_H_PONG + 1, H_LONG_ACK };
+
+static volatile long long_acks, long_bad;
+static uint64_t pattern(size_t i) { return (uint64_t)i * 0x9e3779b97f4a7c15u ^ 0x5a5a5a5a5a5a5a5au; }
+
+static void h_long(gex_Token_t t, void *buf, size_t n) {
+    const uint64_t *w = buf;
+    size_t last = n / 8 - 1;
+    if (w[0] != pattern(0) || w[last / 2] != pattern(last / 2) || w[last] != pattern(last)) long_bad++;
+    gex_AM_ReplyShort0(t, H_LONG_ACK, 0);
+}
+static void h_long_ack(gex_Token_t t) {
+    (void)t;
+    long_acks++;
+}
 
 
 static double rma_lat(const bench_job_t *j, int get) {
@@ -64,17 +85,33 @@ static double fadd_lat(const bench_job_t *j, gex_AD_t ad) {
     return us;
 }
 
-static double put_bw(const bench_job_t *j, char *buf) {
+static double put_bw(const bench_job_t *j, const void *buf) {
     bench_barrier(j);
     uint64_t t0 = bench_now_ns();
     if (j->me == 0) {
         for (int i = 0; i < PUT_COUNT; i++)
-            gex_RMA_PutNBI(j->tm, 1, (char *)j->peer_seg + 64, buf, BW_BYTES, GEX_EVENT_DEFER, 0);
+            gex_RMA_PutNBI(j->tm, 1, (char *)j->peer_seg + 64, (void *)buf, BW_BYTES, GEX_EVENT_DEFER, 0);
         gex_NBI_Wait(GEX_EC_PUT, 0);
     }
     double s = (double)(bench_now_ns() - t0) * 1e-9;
     bench_barrier(j);
     return (double)PUT_COUNT * BW_BYTES / s / 1e6;
+}
+
+static double long_bw(const bench_job_t *j, const char *buf, size_t n) {
+    bench_barrier(j);
+    uint64_t t0 = bench_now_ns();
+    if (j->me == 0) {
+        long want = long_acks + LONG_COUNT;
+        for (int i = 0; i < LONG_COUNT; i++)
+            gex_AM_RequestLong0(j->tm, 1, H_LONG, (void *)buf, n, (char *)j->peer_seg + 64, GEX_EVENT_GROUP, 0);
+        gex_NBI_Wait(GEX_EC_AM, 0);
+        while (long_acks < want) gasnet_AMPoll();
+    }
+    double s = (double)(bench_now_ns() - t0) * 1e-9;
+    bench_barrier(j);
+    if (long_bad) bench_fail(j, "long_bw: a Long handler found its payload wrong");
+    return (double)LONG_COUNT * n / s / 1e6;
 }
 
 static double env_figure(const char *name) {
@@ -85,18 +122,22 @@ static double env_figure(const char *name) {
 }
 
 int main(int argc, char **argv) {
-    gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS};
+    gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS,
+                          {H_LONG, (gex_AM_Fn_t)h_long, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_LONG, 0, NULL, "long"},
+                          {H_LONG_ACK, (gex_AM_Fn_t)h_long_ack, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "ack"}};
     bench_job_t j;
-    bench_init(&j, &argc, &argv, "BENCH_OFI", 2 * BW_BYTES, h, 2);
-    char *buf = malloc(BW_BYTES);
+    bench_init(&j, &argc, &argv, "BENCH_OFI", 2 * BW_BYTES, h, 4);
+    uint64_t *buf = malloc(BW_BYTES);
     if (!buf) bench_fail(&j, "out of memory");
-    memset(buf, 1, BW_BYTES);
+    for (size_t i = 0; i < BW_BYTES / 8; i++) buf[i] = pattern(i);
     gex_AD_t ad;
     gex_AD_Create(&ad, j.tm, GEX_DT_U64, GEX_OP_FADD, 0);
-    double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0, best_fadd = 1e30;
+    double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0, best_fadd = 1e30, best_l64 = 0, best_l1m = 0;
     for (int r = 0; r < BENCH_RUNS; r++) {
         double a = bench_am_rtt(&j, RTT_ITERS), p = rma_lat(&j, 0), g = rma_lat(&j, 1), b = put_bw(&j, buf);
-        double f = fadd_lat(&j, ad);
+        double f = fadd_lat(&j, ad), l64 = long_bw(&j, (char *)buf, 65536), l1m = long_bw(&j, (char *)buf, BW_BYTES);
+        if (l64 > best_l64) best_l64 = l64;
+        if (l1m > best_l1m) best_l1m = l1m;
         if (f < best_fadd) best_fadd = f;
         if (a < best_rtt) best_rtt = a;
         if (p < best_put) best_put = p;
@@ -115,6 +156,8 @@ int main(int argc, char **argv) {
         bench_print("get_8_lat", best_get, "us");
         if (pp_bw) bench_print("fi_pingpong_1m_bw", pp_bw, "MB/s");
         bench_print("put_1m_bw", best_bw, "MB/s");
+        bench_print("long_64k_bw", best_l64, "MB/s");
+        bench_print("long_1m_bw", best_l1m, "MB/s");
         bench_print("fadd_8_lat", best_fadd, "us");
     }
     gex_AD_Destroy(ad);

@@ -1,0 +1,37 @@
+#!/bin/bash
+# tests/api/test_ofilong.sh: Long payloads by fi_write on ofi-conduit. Runs PROG (test_am,
+# which checks every payload) with PSHM off and GASNET_VERBOSEENV=1, and checks, besides
+# its PASS, how many Longs rank 0 reports having sent each way ("ofi-conduit: rank 0 sent
+# W Long(s) with the payload by fi_write, M inside messages"):
+#   default                      W > 0 and M > 0 (big Longs written, small ones inside)
+#   GASNET_OFI_LONG_RDMA_MIN=1   W > 0 and M < W (all but empty ones written)
+#   GASNET_OFI_LONG_RDMA_MIN=0   W = 0 (none written)
+#   GASNET_OFI_RMA=0             W = 0 (no RDMA at all)
+#   test_ofilong.sh GASNET_RUN N PROG
+# The provider (FI_PROVIDER) comes from the caller's environment. Prints one line; exits
+# 0 on success, 1 on failure (with the job's output). Layer: tests (driver).
+set -u
+[ $# -eq 3 ] || { echo "usage: test_ofilong.sh GASNET_RUN N PROG" >&2; exit 2; }
+RUN=$1 N=$2 PROG=$3
+summary=""
+# run LABEL CHECK [VAR=VALUE...]: CHECK is an arithmetic test of W and M
+run() {
+    local label=$1 check=$2
+    shift 2
+    local out st line W M
+    out=$(env GASNET_SUPERNODE_MAXSIZE=1 GASNET_VERBOSEENV=1 "$@" "$RUN" -c ofi -n "$N" -t 300 "$PROG" 2>&1)
+    st=$?
+    fail() { echo "test_ofilong.sh: FAIL ($label): $*"; echo "$out"; exit 1; }
+    [ "$st" -eq 0 ] || fail "the job ended with status $st"
+    echo "$out" | grep -q "PASS" || fail "no PASS line"
+    line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 sent ")
+    [[ "$line" =~ sent\ ([0-9]+)\ Long.*,\ ([0-9]+)\ inside ]] || fail "no report of the Longs sent (GASNET_VERBOSEENV)"
+    W=${BASH_REMATCH[1]} M=${BASH_REMATCH[2]}
+    (( $check )) || fail "rank 0 sent $W Longs by fi_write and $M inside messages: expected $check"
+    summary="$summary${summary:+;} $label: $W written, $M inside"
+}
+run default "W > 0 && M > 0"
+run min1 "W > 0 && M < W" GASNET_OFI_LONG_RDMA_MIN=1
+run min0 "W == 0 && M > 0" GASNET_OFI_LONG_RDMA_MIN=0
+run rma0 "W == 0 && M > 0" GASNET_OFI_RMA=0
+echo "test_ofilong.sh: PASS (${FI_PROVIDER:-default provider}, $N processes:$summary)"
