@@ -68,12 +68,16 @@ typedef struct { /* a posted receive buffer */
     struct fi_context2 ctx; /* first: the operation's context */
     uint8_t *base;
     size_t size;
+    struct fid_mr *mr; /* FI_MR_LOCAL */
+    void *desc;
     int ch, posted, refs; /* refs: handlers running in it */
 } rbuf_t;
 
 typedef struct { /* a send slot */
     struct fi_context2 ctx; /* first */
     uint8_t *buf;
+    struct fid_mr *mr; /* FI_MR_LOCAL */
+    void *desc;
     gex_Rank_t dest;
 } slot_t;
 
@@ -115,12 +119,23 @@ static void *xmalloc_aligned(size_t n) {
     return p;
 }
 
+/* lock held: a send slot's buffer, allocated (and registered) at its first use */
+static void slot_buf(slot_t *s) {
+    if (s->buf) return;
+    s->buf = xmalloc_aligned(MSG_MAX);
+    if (gasnetc_ofi_mr_local) {
+        s->mr = gasnetc_ofi_reg_local(s->buf, MSG_MAX, "a send slot");
+        s->desc = fi_mr_desc(s->mr);
+    }
+}
+
 /* lock held */
 static void post_rbuf(rbuf_t *rb) {
     struct iovec iov = {rb->base, rb->size};
     struct fi_msg msg;
     memset(&msg, 0, sizeof(msg));
     msg.msg_iov = &iov;
+    msg.desc = &rb->desc;
     msg.iov_count = 1;
     msg.addr = FI_ADDR_UNSPEC;
     msg.context = &rb->ctx;
@@ -271,10 +286,10 @@ static ssize_t send_written(wlong_t *w) {
     } else {
         if (!nfree) return -FI_EAGAIN;
         slot_t *s = &slots[free_slots[nfree - 1]];
-        if (!s->buf) s->buf = xmalloc_aligned(MSG_MAX);
+        slot_buf(s);
         memcpy(s->buf, w->msg, w->len);
         s->dest = w->dest;
-        rc = fi_send(gasnetc_ofi_ep[ch], s->buf, w->len, NULL, dest, &s->ctx);
+        rc = fi_send(gasnetc_ofi_ep[ch], s->buf, w->len, s->desc, dest, &s->ctx);
         if (rc == 0) nfree--;
     }
     if (rc == 0) p->owed = 0;
@@ -487,8 +502,8 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
             OFI_LOCK();
         }
         slot_t *s = &slots[free_slots[--nfree]];
+        slot_buf(s);
         OFI_UNLOCK();
-        if (!s->buf) s->buf = xmalloc_aligned(MSG_MAX);
         s->dest = m->jobrank;
         build(s->buf, m, plen);
         for (;;) {
@@ -496,7 +511,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
             ssize_t rc = -FI_EAGAIN;
             if (!m->is_req || p->credits > 0) {
                 ((hdr_t *)s->buf)->credits = (uint32_t)p->owed;
-                rc = fi_send(ep, s->buf, len, NULL, dest, &s->ctx);
+                rc = fi_send(ep, s->buf, len, s->desc, dest, &s->ctx);
             }
             if (rc == 0) {
                 sent(p, m->is_req);
@@ -540,6 +555,10 @@ void gasnetc_ofi_am_init(void) {
         rbufs[i].ch = i < per_ep ? GASNETC_CH_REQ : GASNETC_CH_REP;
         rbufs[i].base = xmalloc_aligned(size);
         rbufs[i].size = size;
+        if (gasnetc_ofi_mr_local) {
+            rbufs[i].mr = gasnetc_ofi_reg_local(rbufs[i].base, size, "a receive buffer");
+            rbufs[i].desc = fi_mr_desc(rbufs[i].mr);
+        }
         post_rbuf(&rbufs[i]);
     }
     __atomic_store_n(&gasnetc_ofi_up, 1, __ATOMIC_RELEASE);
@@ -584,6 +603,10 @@ int gasnetc_ofi_am_fini(void) {
     }
     for (int ch = 0; ch < 2; ch++) fi_close(&gasnetc_ofi_ep[ch]->fid);
     fi_close(&gasnetc_ofi_cq->fid);
+    for (int i = 0; i < nrbufs; i++)
+        if (rbufs[i].mr) fi_close(&rbufs[i].mr->fid);
+    for (int i = 0; i < MAXSEND; i++)
+        if (slots[i].mr) fi_close(&slots[i].mr->fid);
     OFI_UNLOCK();
     return 1;
 }

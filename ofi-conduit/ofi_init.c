@@ -27,6 +27,7 @@ struct fid_cq *gasnetc_ofi_cq;
 fi_addr_t *gasnetc_ofi_addr;
 size_t gasnetc_ofi_inject_size;
 int gasnetc_ofi_multi_recv;
+int gasnetc_ofi_mr_local;
 int gasnetc_ofi_up;
 
 static struct fid_fabric *fabric;
@@ -65,7 +66,7 @@ static struct fi_info *select_provider(int *noffers) {
         hints->caps |= FI_ATOMIC;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
     if (rc == -FI_ENODATA && (hints->caps & FI_ATOMIC)) { /* none with atomics: atomics by CPU and AMs */
         hints->caps &= ~(uint64_t)FI_ATOMIC;
@@ -154,7 +155,7 @@ static void say_provider(int noffers) {
     const char *fp = getenv("FI_PROVIDER");
     fprintf(stderr,
             "ofi-conduit: provider %s (fabric %s, domain %s): %s%s%s, the first of %d offer(s) of FI_EP_RDM with "
-            "FI_MSG; RDMA %s, atomics %s, multi-receive %s, inject up to %zu bytes, %s progress\n",
+            "FI_MSG; RDMA %s, atomics %s, multi-receive %s, inject up to %zu bytes, %s progress%s\n",
             i->fabric_attr->prov_name, i->fabric_attr->name, i->domain_attr->name,
             fp ? "FI_PROVIDER=" : "FI_PROVIDER unset", fp ? fp : "", "", noffers,
             !(i->caps & FI_RMA) ? "no (RMA by AMs)" : gasneti_getenv_yesno("GASNET_OFI_RMA", 1) ? "yes (fi_write/fi_read)" : "off (GASNET_OFI_RMA=0)",
@@ -162,7 +163,23 @@ static void say_provider(int noffers) {
                 ? "no (CPU and AMs)"
                 : gasneti_getenv_yesno("GASNET_OFI_ATOMICS", 1) ? "yes (fi_atomic, per domain)" : "off (GASNET_OFI_ATOMICS=0)",
             gasnetc_ofi_multi_recv ? "yes" : "no", gasnetc_ofi_inject_size,
-            i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual (polled)");
+            i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual (polled)",
+            gasnetc_ofi_mr_local ? ", local buffers registered (FI_MR_LOCAL)" : "");
+}
+
+struct fid_mr *gasnetc_ofi_reg_local(void *buf, size_t len, const char *what) {
+    /* keys of our choosing (without FI_MR_PROV_KEY) must differ from the segment's
+     * (rank + 1, ofi_rma.c) and from each other within the domain */
+    static uint64_t next_key = (uint64_t)1 << 40;
+    struct fid_mr *m = NULL;
+    int rc = fi_mr_reg(gasnetc_ofi_domain, buf, len ? len : 1, FI_SEND | FI_RECV | FI_READ | FI_WRITE, 0,
+                       __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED), 0, &m, NULL);
+    if (rc) {
+        char call[96];
+        snprintf(call, sizeof(call), "fi_mr_reg (%s, %zu bytes, FI_MR_LOCAL)", what, len);
+        gasnetc_ofi_fail(call, rc, -1);
+    }
+    return m;
 }
 
 int gasnetc_network_init(gasneti_bootstrap_t *boot) {
@@ -178,6 +195,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     int layered = strstr(pn, "ofi_rxm") || strstr(pn, "ofi_rxd");
     gasnetc_ofi_multi_recv = (info->caps & FI_MULTI_RECV) != 0 && gasneti_getenv_yesno("GASNET_OFI_MULTI_RECV", !layered);
     gasnetc_ofi_inject_size = info->tx_attr->inject_size;
+    gasnetc_ofi_mr_local = (info->domain_attr->mr_mode & FI_MR_LOCAL) || (info->mode & FI_LOCAL_MR) ||
+                           gasneti_getenv_yesno("GASNET_OFI_MR_LOCAL", 0);
     verbose = gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
     if (verbose) say_provider(noffers);
     int rc = fi_fabric(info->fabric_attr, &fabric, NULL);

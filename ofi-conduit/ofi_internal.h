@@ -47,6 +47,12 @@ extern fi_addr_t *gasnetc_ofi_addr;   /* [2 * gasneti_nodes] */
 extern size_t gasnetc_ofi_inject_size; /* fi_inject up to this many bytes */
 extern int gasnetc_ofi_multi_recv;     /* FI_MULTI_RECV buffers, else one message per buffer */
 extern int gasnetc_ofi_up;             /* endpoints enabled (some peer is not a neighbor) */
+/* Local buffers of transfers need a registration (FI_MR_LOCAL: the provider requires it,
+ * or GASNET_OFI_MR_LOCAL=1, which exercises the path on providers that do not) */
+extern int gasnetc_ofi_mr_local;
+/* register [buf, buf+len) for local use by send, receive, RMA and atomics (what: for the
+ * error report); fi_close it when done */
+extern struct fid_mr *gasnetc_ofi_reg_local(void *buf, size_t len, const char *what);
 
 /* A libfabric call failed: print the call, fi_strerror's text, the peer (rank and host,
  * peer < 0: none) and the provider, and end the job. */

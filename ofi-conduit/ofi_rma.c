@@ -6,9 +6,11 @@
  * Used when the provider has FI_RMA and GASNET_OFI_RMA is not 0 (gasnetc_rma_native;
  * otherwise the extended layer's AM reference serves every peer). Memory registration
  * modes handled: FI_MR_VIRT_ADDR (remote address = virtual address, else the offset in
- * the segment), FI_MR_PROV_KEY (the key the provider gives, else ours), FI_MR_ALLOCATED;
- * providers needing FI_MR_LOCAL or FI_MR_ENDPOINT are not chosen (ofi_init.c), so local
- * buffers, in or out of the segment, need no registration. A put asks for delivery
+ * the segment), FI_MR_PROV_KEY (the key the provider gives, else ours), FI_MR_ALLOCATED,
+ * FI_MR_LOCAL (gasnetc_ofi_mr_local: the segment's registration serves local buffers in
+ * it; one out of it is registered for the operation, local_desc; an atomic's operands and
+ * fetched value go through the op itself, registered once); providers needing
+ * FI_MR_ENDPOINT are not chosen (ofi_init.c). A put asks for delivery
  * completion (FI_DELIVERY_COMPLETE): its completion means the data is in place at the
  * target, which is when the remote-completion counter is signalled; the source may be
  * reused then too. Transfers above the provider's max_msg_size go in pieces.
@@ -58,6 +60,12 @@ typedef struct rma_op_s { /* one fi_write/fi_read in flight */
     void *am; /* the payload of a Long (ofi_am.c): gasnetc_ofi_am_written at completion */
     gex_Rank_t peer;
     uint64_t operand[2], bounce; /* atomics: operands, a non-fetching CAS's old value */
+    /* FI_MR_LOCAL: the registration of this op's local buffer when it is out of the
+     * segment (closed at completion); of the op itself (operands and bounce, for its
+     * life); where a fetched value goes from the bounce at completion */
+    struct fid_mr *tmp, *self;
+    void *copy_to;
+    size_t copy_len;
 } rma_op_t;
 
 static struct fid_mr *mr;
@@ -76,7 +84,26 @@ static rma_op_t *op_get(void) {
     }
     o = calloc(1, sizeof(*o));
     if (!o) gasneti_fatalerror("ofi-conduit: out of memory for an RMA operation");
+    if (gasnetc_ofi_mr_local) o->self = gasnetc_ofi_reg_local(o, sizeof(*o), "an atomic's operands");
     return o;
+}
+
+/* lock held, FI_MR_LOCAL: the descriptor of a local buffer of n bytes: the segment's, or
+ * a registration of its own for this op (o->tmp) */
+static void *local_desc(rma_op_t *o, void *buf, size_t n) {
+    const seginfo_t *me = &segs[gasneti_mynode];
+    uint64_t b = (uint64_t)(uintptr_t)buf;
+    if (b >= me->base && b - me->base <= me->size && n <= me->size - (b - me->base)) return fi_mr_desc(mr);
+    o->tmp = gasnetc_ofi_reg_local(buf, n, "a local buffer out of the segment");
+    return fi_mr_desc(o->tmp);
+}
+
+/* lock held: the op is done with (completed, or not issued) */
+static void op_put(rma_op_t *o) {
+    if (o->tmp) fi_close(&o->tmp->fid);
+    o->tmp = NULL;
+    o->next_free = free_ops;
+    free_ops = o;
 }
 
 /* Issues one operation: takes an op (its context, counters and peer set), has `start`
@@ -92,12 +119,10 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
         o->lc = lc;
         o->rc = rc;
         o->am = NULL;
+        o->copy_to = NULL;
         o->peer = jr;
         ssize_t r = start(o, arg);
-        if (r) {
-            o->next_free = free_ops;
-            free_ops = o;
-        }
+        if (r) op_put(o);
         OFI_UNLOCK();
         if (r == 0) return 0;
         if (r != -FI_EAGAIN) gasnetc_ofi_fail(what, r, (long)jr);
@@ -110,10 +135,10 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
 void gasnetc_ofi_rma_done(void *context) {
     rma_op_t *o = context;
     void *am = o->am;
+    if (o->copy_to) memcpy(o->copy_to, &o->bounce, o->copy_len);
     if (o->lc) gasneti_counter_done(o->lc);
     if (o->rc) gasneti_counter_done(o->rc);
-    o->next_free = free_ops;
-    free_ops = o;
+    op_put(o);
     if (am) gasnetc_ofi_am_written(am);
 }
 
@@ -128,8 +153,9 @@ int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintptr_t si
     if (gasnetc_rma_native) {
         uint64_t mode = info->domain_attr->mr_mode;
         virt_addr = (mode & FI_MR_VIRT_ADDR) != 0;
-        int rc = fi_mr_reg(gasnetc_ofi_domain, addr, size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
-                           (uint64_t)gasneti_mynode + 1, 0, &mr, NULL);
+        uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE;
+        if (gasnetc_ofi_mr_local) access |= FI_SEND | FI_RECV | FI_READ | FI_WRITE; /* local buffers too */
+        int rc = fi_mr_reg(gasnetc_ofi_domain, addr, size, access, 0, (uint64_t)gasneti_mynode + 1, 0, &mr, NULL);
         if (rc) gasnetc_ofi_fail("fi_mr_reg (the segment)", rc, -1);
         me.base = (uint64_t)(uintptr_t)addr;
         me.size = size;
@@ -156,12 +182,17 @@ static inline uint64_t remote_addr(gex_Rank_t jr, void *x) {
 typedef struct {
     int write;
     void *am;
+    void *desc;
     struct fi_msg_rma msg;
 } rma_args_t;
 
 static ssize_t start_rma(rma_op_t *o, void *arg) {
     rma_args_t *a = arg;
     o->am = a->am;
+    if (gasnetc_ofi_mr_local) {
+        a->desc = local_desc(o, a->msg.msg_iov[0].iov_base, a->msg.msg_iov[0].iov_len);
+        a->msg.desc = &a->desc;
+    }
     a->msg.context = &o->ctx;
     return a->write ? fi_writemsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_DELIVERY_COMPLETE | FI_COMPLETION)
                     : fi_readmsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_COMPLETION);
@@ -337,6 +368,7 @@ typedef struct {
     int kind;
     uint64_t opnd[2]; /* the operand, and CAS's second */
     void *result;
+    size_t size; /* of an element */
     struct fi_msg_atomic msg;
 } amo_args_t;
 
@@ -348,10 +380,19 @@ static ssize_t start_amo(rma_op_t *o, void *arg) {
     o->operand[1] = a->opnd[0];
     struct fi_ioc buf = {&o->operand[0], 1}, cmp = {&o->operand[1], 1};
     struct fi_ioc res = {a->result ? a->result : (void *)&o->bounce, 1};
+    void *desc = NULL, **d = NULL;
+    if (gasnetc_ofi_mr_local) { /* operands in the registered op; the result through its bounce */
+        desc = fi_mr_desc(o->self);
+        d = &desc;
+        res.addr = &o->bounce;
+        o->copy_to = a->result;
+        o->copy_len = a->size;
+    }
     a->msg.msg_iov = &buf;
+    a->msg.desc = d;
     a->msg.context = &o->ctx;
-    return a->kind == K_COMPARE ? fi_compare_atomicmsg(ep, &a->msg, &cmp, NULL, 1, &res, NULL, 1, FI_COMPLETION)
-                                : fi_fetch_atomicmsg(ep, &a->msg, &res, NULL, 1, FI_COMPLETION);
+    return a->kind == K_COMPARE ? fi_compare_atomicmsg(ep, &a->msg, &cmp, d, 1, &res, d, 1, FI_COMPLETION)
+                                : fi_fetch_atomicmsg(ep, &a->msg, &res, d, 1, FI_COMPLETION);
 }
 
 int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
@@ -367,6 +408,7 @@ int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *
     struct fi_rma_ioc rioc = {remote_addr(jr, tgt), 1, segs[jr].key};
     a.kind = kind;
     a.result = result;
+    a.size = sz;
     a.msg.iov_count = 1;
     a.msg.addr = GASNETC_OFI_PEER(jr, GASNETC_CH_REQ);
     a.msg.rma_iov = &rioc;
@@ -377,6 +419,8 @@ int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *
 }
 
 void gasnetc_ofi_rma_fini(void) {
+    for (rma_op_t *o = free_ops; o; o = o->next_free)
+        if (o->self) fi_close(&o->self->fid), o->self = NULL;
     if (mr) fi_close(&mr->fid);
     mr = NULL;
 }

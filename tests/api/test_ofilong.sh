@@ -7,6 +7,9 @@
 #   GASNET_OFI_LONG_RDMA_MIN=1   W > 0 and M < W (all but empty ones written)
 #   GASNET_OFI_LONG_RDMA_MIN=0   W = 0 (none written)
 #   GASNET_OFI_RMA=0             W = 0 (no RDMA at all)
+#   GASNET_OFI_MR_LOCAL=1        W > 0 and M > 0, and the provider line says local buffers
+#                                are registered (test_am's sources are out of the segment:
+#                                each written Long registers its source)
 #   test_ofilong.sh GASNET_RUN N PROG
 # The provider (FI_PROVIDER) comes from the caller's environment. Prints one line; exits
 # 0 on success, 1 on failure (with the job's output). Layer: tests (driver).
@@ -28,10 +31,15 @@ run() {
     [[ "$line" =~ sent\ ([0-9]+)\ Long.*,\ ([0-9]+)\ inside ]] || fail "no report of the Longs sent (GASNET_VERBOSEENV)"
     W=${BASH_REMATCH[1]} M=${BASH_REMATCH[2]}
     (( $check )) || fail "rank 0 sent $W Longs by fi_write and $M inside messages: expected $check"
+    if [[ " $* " == *" GASNET_OFI_MR_LOCAL=1 "* ]]; then
+        echo "$out" | grep -q "^ofi-conduit: provider .*local buffers registered (FI_MR_LOCAL)" ||
+            fail "GASNET_OFI_MR_LOCAL=1, but the provider line does not say local buffers are registered"
+    fi
     summary="$summary${summary:+;} $label: $W written, $M inside"
 }
 run default "W > 0 && M > 0"
 run min1 "W > 0 && M < W" GASNET_OFI_LONG_RDMA_MIN=1
 run min0 "W == 0 && M > 0" GASNET_OFI_LONG_RDMA_MIN=0
 run rma0 "W == 0 && M > 0" GASNET_OFI_RMA=0
+run mrlocal "W > 0 && M > 0" GASNET_OFI_MR_LOCAL=1
 echo "test_ofilong.sh: PASS (${FI_PROVIDER:-default provider}, $N processes:$summary)"
