@@ -61,6 +61,8 @@ _Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
 #define PAYLOAD_OFF(nargs) (((uint32_t)sizeof(hdr_t) + 4u * (nargs) + 15u) & ~15u)
 #define MSG_LEN(nargs, plen) ((PAYLOAD_OFF(nargs) + (uint32_t)(plen) + 15u) & ~15u)
 #define MSG_MAX MSG_LEN(GASNETI_MAX_ARGS, GASNETC_NET_MEDIUM)
+/* a message of len bytes goes by fi_inject (from the stack or its own memory) */
+#define INJECTABLE(len) ((len) <= gasnetc_ofi_inject_size && (len) <= INJECT_MAX)
 _Static_assert(GASNETC_NET_LONG <= GASNETC_NET_MEDIUM, "a Long piece fits a receive buffer");
 _Static_assert(MSG_MAX <= 65536 + 1024, "FI_OPT_MIN_MULTI_RECV (ofi_init.c) covers the largest message");
 
@@ -111,7 +113,7 @@ typedef struct wlong_s {
     uint64_t msg[PAYLOAD_OFF(GASNETI_MAX_ARGS) / 8];
 } wlong_t;
 static wlong_t *wl_free, *wl_head, *wl_tail; /* free ones; messages waiting to go */
-static size_t longs_written, longs_inline;    /* Long sends each way (GASNET_VERBOSEENV) */
+static size_t longs_written, longs_inline;    /* Long sends each way (counted if gasnetc_ofi_verbose) */
 
 static void *xmalloc_aligned(size_t n) {
     void *p;
@@ -281,7 +283,7 @@ static ssize_t send_written(wlong_t *w) {
     fi_addr_t dest = GASNETC_OFI_PEER(w->dest, ch);
     ((hdr_t *)w->msg)->credits = (uint32_t)p->owed;
     ssize_t rc;
-    if (w->len <= gasnetc_ofi_inject_size && w->len <= INJECT_MAX) {
+    if (INJECTABLE(w->len)) {
         rc = fi_inject(gasnetc_ofi_ep[ch], w->msg, w->len, dest);
     } else {
         if (!nfree) return -FI_EAGAIN;
@@ -396,7 +398,7 @@ int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
     if (plen > GASNETC_NET_MEDIUM) plen = GASNETC_NET_MEDIUM;
     size_t len = MSG_LEN(m->nargs, plen);
     if (m->is_req && __atomic_load_n(&peers[m->jobrank].credits, __ATOMIC_RELAXED) <= 0) return 1;
-    if (written || (len <= gasnetc_ofi_inject_size && len <= INJECT_MAX)) return 0;
+    if (written || INJECTABLE(len)) return 0;
     return __atomic_load_n(&nfree, __ATOMIC_RELAXED) == 0;
 }
 
@@ -466,7 +468,7 @@ static int send_written_long(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
 int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     if (m->category == GASNETI_AM_LONG) {
         int w = gasnetc_ofi_long_by_write(m);
-        __atomic_fetch_add(w ? &longs_written : &longs_inline, 1, __ATOMIC_RELAXED);
+        if (gasnetc_ofi_verbose) __atomic_fetch_add(w ? &longs_written : &longs_inline, 1, __ATOMIC_RELAXED);
         if (w) return send_written_long(m, lc);
     }
     int ch = m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
@@ -476,7 +478,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     struct fid_ep *ep = gasnetc_ofi_ep[ch];
     peer_t *p = &peers[m->jobrank];
     gasneti_assert(plen <= GASNETC_NET_MEDIUM);
-    if (len <= gasnetc_ofi_inject_size && len <= INJECT_MAX) {
+    if (INJECTABLE(len)) {
         uint64_t buf[INJECT_MAX / 8];
         build((uint8_t *)buf, m, plen);
         for (;;) {

@@ -28,6 +28,7 @@ fi_addr_t *gasnetc_ofi_addr;
 size_t gasnetc_ofi_inject_size;
 int gasnetc_ofi_multi_recv;
 int gasnetc_ofi_mr_local;
+int gasnetc_ofi_verbose;
 int gasnetc_ofi_up;
 
 static struct fid_fabric *fabric;
@@ -35,7 +36,6 @@ struct fid_domain *gasnetc_ofi_domain;
 static gasneti_bootstrap_t *the_boot;
 static struct fid_av *av;
 static char (*hosts)[64];
-static int verbose; /* GASNET_VERBOSEENV on rank 0 */
 
 #define NAME_MAX_LEN 112
 typedef struct { /* what each rank publishes */
@@ -197,8 +197,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     gasnetc_ofi_inject_size = info->tx_attr->inject_size;
     gasnetc_ofi_mr_local = (info->domain_attr->mr_mode & FI_MR_LOCAL) || (info->mode & FI_LOCAL_MR) ||
                            gasneti_getenv_yesno("GASNET_OFI_MR_LOCAL", 0);
-    verbose = gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
-    if (verbose) say_provider(noffers);
+    gasnetc_ofi_verbose = gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
+    if (gasnetc_ofi_verbose) say_provider(noffers);
     int rc = fi_fabric(info->fabric_attr, &fabric, NULL);
     if (rc) gasnetc_ofi_fail("fi_fabric", rc, -1);
     if ((rc = fi_domain(fabric, info, &gasnetc_ofi_domain, NULL))) gasnetc_ofi_fail("fi_domain", rc, -1);
@@ -230,7 +230,10 @@ int gasnetc_segment_register(void *addr, uintptr_t size) {
  * release it (a fatal error): then nothing is closed, the process leaves anyway. */
 void gasnetc_network_fini(void) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return;
-    if (verbose) gasnetc_ofi_am_say_longs();
+    if (gasnetc_ofi_verbose) {
+        gasnetc_ofi_am_say_longs();
+        if (gasnetc_ofi_mr_local) gasnetc_ofi_rma_say_regs();
+    }
     if (!gasnetc_ofi_am_fini()) return;
     gasnetc_ofi_rma_fini();
     fi_close(&av->fid);

@@ -50,6 +50,8 @@ extern int gasnetc_ofi_up;             /* endpoints enabled (some peer is not a 
 /* Local buffers of transfers need a registration (FI_MR_LOCAL: the provider requires it,
  * or GASNET_OFI_MR_LOCAL=1, which exercises the path on providers that do not) */
 extern int gasnetc_ofi_mr_local;
+/* GASNET_VERBOSEENV on rank 0: what the conduit did is reported at exit */
+extern int gasnetc_ofi_verbose;
 /* register [buf, buf+len) for local use by send, receive, RMA and atomics (what: for the
  * error report); fi_close it when done */
 extern struct fid_mr *gasnetc_ofi_reg_local(void *buf, size_t len, const char *what);
@@ -73,6 +75,9 @@ extern int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintp
 extern void gasnetc_ofi_rma_done(void *context);
 extern long gasnetc_ofi_rma_peer(void *context);
 extern void gasnetc_ofi_rma_fini(void);
+/* ofi_rma.c, FI_MR_LOCAL: how many registrations for one transfer this process made, and
+ * how many it still holds (stderr) */
+extern void gasnetc_ofi_rma_say_regs(void);
 /* ofi_rma.c: Long payloads by fi_write. Does Long m go that way (big enough, into the
  * peer's registered segment)? Write its payload (in gasnetc_ofi_rma_npieces pieces), each
  * piece's completion calling gasnetc_ofi_am_written(am) (ofi_am.c, lock held); 1 if

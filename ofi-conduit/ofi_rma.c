@@ -74,6 +74,13 @@ static int virt_addr;
 static size_t max_piece;
 static rma_op_t *free_ops;
 static size_t long_min; /* Longs of this many bytes or more may go by fi_write; 0: none */
+static size_t tmp_made, tmp_closed; /* FI_MR_LOCAL: registrations for one transfer (lock held) */
+
+/* [p, p+n) within a registered segment */
+static inline int in_seg(const seginfo_t *sg, const void *p, size_t n) {
+    uint64_t b = (uint64_t)(uintptr_t)p;
+    return b >= sg->base && b - sg->base <= sg->size && n <= sg->size - (b - sg->base);
+}
 
 /* lock held */
 static rma_op_t *op_get(void) {
@@ -91,16 +98,15 @@ static rma_op_t *op_get(void) {
 /* lock held, FI_MR_LOCAL: the descriptor of a local buffer of n bytes: the segment's, or
  * a registration of its own for this op (o->tmp) */
 static void *local_desc(rma_op_t *o, void *buf, size_t n) {
-    const seginfo_t *me = &segs[gasneti_mynode];
-    uint64_t b = (uint64_t)(uintptr_t)buf;
-    if (b >= me->base && b - me->base <= me->size && n <= me->size - (b - me->base)) return fi_mr_desc(mr);
+    if (in_seg(&segs[gasneti_mynode], buf, n)) return fi_mr_desc(mr);
     o->tmp = gasnetc_ofi_reg_local(buf, n, "a local buffer out of the segment");
+    tmp_made++;
     return fi_mr_desc(o->tmp);
 }
 
 /* lock held: the op is done with (completed, or not issued) */
 static void op_put(rma_op_t *o) {
-    if (o->tmp) fi_close(&o->tmp->fid);
+    if (o->tmp) fi_close(&o->tmp->fid), tmp_closed++;
     o->tmp = NULL;
     o->next_free = free_ops;
     free_ops = o;
@@ -269,10 +275,7 @@ int gasnetc_get(void *dest, gex_Rank_t jr, void *src, size_t nbytes, gasneti_cou
  * Long payloads by fi_write (ofi_am.c sends the header once they are in place)
  * --------------------------------------------------------------------------------- */
 int gasnetc_ofi_long_by_write(const gasneti_am_msg_t *m) {
-    if (!long_min || m->nbytes < long_min) return 0;
-    const seginfo_t *sg = &segs[m->jobrank];
-    uint64_t d = (uint64_t)(uintptr_t)m->dest_addr;
-    return d >= sg->base && d - sg->base <= sg->size && m->nbytes <= sg->size - (d - sg->base);
+    return long_min && m->nbytes >= long_min && in_seg(&segs[m->jobrank], m->dest_addr, m->nbytes);
 }
 
 size_t gasnetc_long_piece(const gasneti_am_msg_t *m) {
@@ -416,6 +419,14 @@ int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *
     a.msg.datatype = (enum fi_datatype)fi_type(dt);
     a.msg.op = (enum fi_op)fop;
     return post(jr, NULL, rc, flags, kind == K_COMPARE ? "fi_compare_atomicmsg" : "fi_fetch_atomicmsg", start_amo, &a);
+}
+
+void gasnetc_ofi_rma_say_regs(void) {
+    OFI_LOCK();
+    size_t made = tmp_made, held = tmp_made - tmp_closed;
+    OFI_UNLOCK();
+    fprintf(stderr, "ofi-conduit: rank %u registered %zu local buffer(s) out of the segment for one transfer each "
+            "(FI_MR_LOCAL), %zu still held\n", (unsigned)gasneti_mynode, made, held);
 }
 
 void gasnetc_ofi_rma_fini(void) {

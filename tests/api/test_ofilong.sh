@@ -7,9 +7,11 @@
 #   GASNET_OFI_LONG_RDMA_MIN=1   W > 0 and M < W (all but empty ones written)
 #   GASNET_OFI_LONG_RDMA_MIN=0   W = 0 (none written)
 #   GASNET_OFI_RMA=0             W = 0 (no RDMA at all)
-#   GASNET_OFI_MR_LOCAL=1        W > 0 and M > 0, and the provider line says local buffers
-#                                are registered (test_am's sources are out of the segment:
-#                                each written Long registers its source)
+#   GASNET_OFI_MR_LOCAL=1        W > 0 and M > 0, the provider line says local buffers
+#                                are registered, and rank 0 registered some buffers out of
+#                                the segment for one transfer each (test_am's Long sources:
+#                                each written Long registers its source) and holds none of
+#                                them at exit
 #   test_ofilong.sh GASNET_RUN N PROG
 # The provider (FI_PROVIDER) comes from the caller's environment. Prints one line; exits
 # 0 on success, 1 on failure (with the job's output). Layer: tests (driver).
@@ -21,7 +23,7 @@ summary=""
 run() {
     local label=$1 check=$2
     shift 2
-    local out st line W M
+    local out st line W M extra=""
     out=$(env GASNET_SUPERNODE_MAXSIZE=1 GASNET_VERBOSEENV=1 "$@" "$RUN" -c ofi -n "$N" -t 300 "$PROG" 2>&1)
     st=$?
     fail() { echo "test_ofilong.sh: FAIL ($label): $*"; echo "$out"; exit 1; }
@@ -34,8 +36,14 @@ run() {
     if [[ " $* " == *" GASNET_OFI_MR_LOCAL=1 "* ]]; then
         echo "$out" | grep -q "^ofi-conduit: provider .*local buffers registered (FI_MR_LOCAL)" ||
             fail "GASNET_OFI_MR_LOCAL=1, but the provider line does not say local buffers are registered"
+        line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 registered ")
+        [[ "$line" =~ registered\ ([0-9]+)\ local.*,\ ([0-9]+)\ still\ held ]] ||
+            fail "no report of the registrations for one transfer (GASNET_VERBOSEENV)"
+        (( BASH_REMATCH[1] > 0 && BASH_REMATCH[2] == 0 )) ||
+            fail "rank 0 registered ${BASH_REMATCH[1]} buffers for one transfer and still holds ${BASH_REMATCH[2]}: expected some, none held"
+        extra=" (${BASH_REMATCH[1]} registered for one transfer, all released)"
     fi
-    summary="$summary${summary:+;} $label: $W written, $M inside"
+    summary="$summary${summary:+;} $label: $W written, $M inside$extra"
 }
 run default "W > 0 && M > 0"
 run min1 "W > 0 && M < W" GASNET_OFI_LONG_RDMA_MIN=1

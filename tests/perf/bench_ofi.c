@@ -12,10 +12,11 @@
  *   put_8_lat, get_8_lat  blocking 8-byte gex_RMA_PutBlocking / GetBlocking (fi_write /
  *                     fi_read where the provider has FI_RMA), us per operation.
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait, MB/s.
- *   long_64k_bw, long_1m_bw  LONG_COUNT gex_AM_RequestLong0 of 64 KiB / 1 MiB into the
- *                     peer's segment, local completion by gex_NBI_Wait, until every
- *                     handler has run (each acknowledges with a Short reply), MB/s; the
- *                     handler checks three words of the payload. Long payloads of
+ *   long_64k_bw, long_1m_bw  LONG_COUNT gex_AM_RequestLong0 of 64 KiB / 1 MiB, each into
+ *                     its own place in the peer's segment (which the peer zeroes first,
+ *                     so a payload that did not arrive is seen), local completion by
+ *                     gex_NBI_Wait, until every handler has run (each acknowledges with a
+ *                     Short reply), MB/s; the handler checks three words. Long payloads of
  *                     GASNET_OFI_LONG_RDMA_MIN bytes or more go by fi_write (0: none do).
  *   fadd_8_lat        a blocking 64-bit fetch-and-add (gex_AD_OpNB, then wait) on the
  *                     peer's segment, us per operation: fi_fetch_atomic where the
@@ -99,12 +100,13 @@ static double put_bw(const bench_job_t *j, const void *buf) {
 }
 
 static double long_bw(const bench_job_t *j, const char *buf, size_t n) {
+    if (j->me == 1) memset((char *)j->my_seg + 64, 0, LONG_COUNT * n);
     bench_barrier(j);
     uint64_t t0 = bench_now_ns();
     if (j->me == 0) {
         long want = long_acks + LONG_COUNT;
         for (int i = 0; i < LONG_COUNT; i++)
-            gex_AM_RequestLong0(j->tm, 1, H_LONG, (void *)buf, n, (char *)j->peer_seg + 64, GEX_EVENT_GROUP, 0);
+            gex_AM_RequestLong0(j->tm, 1, H_LONG, (void *)buf, n, (char *)j->peer_seg + 64 + i * n, GEX_EVENT_GROUP, 0);
         gex_NBI_Wait(GEX_EC_AM, 0);
         while (long_acks < want) gasnet_AMPoll();
     }
@@ -126,7 +128,7 @@ int main(int argc, char **argv) {
                           {H_LONG, (gex_AM_Fn_t)h_long, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_LONG, 0, NULL, "long"},
                           {H_LONG_ACK, (gex_AM_Fn_t)h_long_ack, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "ack"}};
     bench_job_t j;
-    bench_init(&j, &argc, &argv, "BENCH_OFI", 2 * BW_BYTES, h, 4);
+    bench_init(&j, &argc, &argv, "BENCH_OFI", 64 + (size_t)LONG_COUNT * BW_BYTES, h, 4);
     uint64_t *buf = malloc(BW_BYTES);
     if (!buf) bench_fail(&j, "out of memory");
     for (size_t i = 0; i < BW_BYTES / 8; i++) buf[i] = pattern(i);
