@@ -12,11 +12,13 @@
  * is copied into a send slot (MAXSEND per process) and sent by fi_send, the slot freed by
  * its completion. Either way the source may be reused when gasnetc_am_send returns.
  *
- * Requests go from and to the request endpoints, replies between the reply endpoints:
- * each endpoint has its own receive buffers (multi-receive buffers of MULTI_BYTES when
- * the provider has FI_MULTI_RECV, else NSINGLE buffers of one message each), so replies
- * never wait for buffers that requests hold. Handlers run in place in the receive buffer,
- * which is posted again once the provider has released it and no handler is using it.
+ * Requests and replies travel on their own channels (ofi_internal.h: one endpoint with
+ * replies tagged, or two endpoints), each with its own receive buffers (multi-receive
+ * buffers of MULTI_BYTES when the provider has FI_MULTI_RECV, else NSINGLE buffers of one
+ * message each; tagged replies always the latter, as multi-receive is for untagged
+ * messages), so replies never wait for buffers that requests hold. Handlers run in place
+ * in the receive buffer, which is posted again once the provider has released it and no
+ * handler is using it.
  * Flow control: at most CREDITS requests to one peer that it has not yet taken from its
  * completion queue; credits come back in the header of any message the peer sends us (a
  * reply, usually) or, once CREDITS/2 are owed and nothing carried them, in a header-only
@@ -38,8 +40,8 @@
 #include <time.h>
 
 #define MULTI_BYTES (1u << 20) /* one multi-receive buffer */
-#define NMULTI 4               /* multi-receive buffers per endpoint */
-#define NSINGLE 32             /* one-message buffers per endpoint, without FI_MULTI_RECV */
+#define NMULTI 4               /* multi-receive buffers per channel */
+#define NSINGLE 32             /* one-message buffers per channel, without FI_MULTI_RECV */
 #define MAXSEND 256            /* fi_send operations outstanding per process */
 #define INJECT_MAX 1024        /* largest message built on the stack for fi_inject */
 #define CQ_BATCH 16
@@ -73,6 +75,7 @@ typedef struct { /* a posted receive buffer */
     struct fid_mr *mr; /* FI_MR_LOCAL */
     void *desc;
     int ch, posted, refs; /* refs: handlers running in it */
+    int multi;            /* posted with FI_MULTI_RECV, else for one message */
 } rbuf_t;
 
 typedef struct { /* a send slot */
@@ -134,20 +137,42 @@ static void slot_buf(slot_t *s) {
 /* lock held */
 static void post_rbuf(rbuf_t *rb) {
     struct iovec iov = {rb->base, rb->size};
-    struct fi_msg msg;
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.desc = &rb->desc;
-    msg.iov_count = 1;
-    msg.addr = FI_ADDR_UNSPEC;
-    msg.context = &rb->ctx;
+    int tagged = rb->ch == GASNETC_CH_REP && gasnetc_ofi_tagged;
     for (;;) {
-        ssize_t rc = fi_recvmsg(gasnetc_ofi_ep[rb->ch], &msg, gasnetc_ofi_multi_recv ? FI_MULTI_RECV : 0);
+        ssize_t rc;
+        if (tagged) {
+            struct fi_msg_tagged msg = {.msg_iov = &iov, .desc = &rb->desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC,
+                                        .tag = GASNETC_OFI_TAG_REPLY, .context = &rb->ctx};
+            rc = fi_trecvmsg(gasnetc_ofi_ep[rb->ch], &msg, 0);
+        } else {
+            struct fi_msg msg = {.msg_iov = &iov, .desc = &rb->desc, .iov_count = 1, .addr = FI_ADDR_UNSPEC,
+                                 .context = &rb->ctx};
+            rc = fi_recvmsg(gasnetc_ofi_ep[rb->ch], &msg, rb->multi ? FI_MULTI_RECV : 0);
+        }
         if (rc == 0) break;
-        if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_recvmsg", rc, -1);
+        if (rc != -FI_EAGAIN) gasnetc_ofi_fail(tagged ? "fi_trecvmsg" : "fi_recvmsg", rc, -1);
         fi_cq_read(gasnetc_ofi_cq, NULL, 0); /* progress only */
     }
     rb->posted = 1;
+}
+
+/* lock held: the result of a send, which one progress call pushes on if gasnetc_ofi_push */
+static ssize_t pushed(ssize_t rc) {
+    if (rc == 0 && gasnetc_ofi_push) fi_cq_read(gasnetc_ofi_cq, NULL, 0); /* progress only */
+    return rc;
+}
+/* lock held: a message to rank r on channel ch (replies tagged when one endpoint carries
+ * both), by fi_inject (the buffer may be reused at once) or by fi_send (ctx: its slot) */
+static ssize_t ch_inject(int ch, const void *buf, size_t len, gex_Rank_t r) {
+    if (ch == GASNETC_CH_REP && gasnetc_ofi_tagged)
+        return pushed(fi_tinject(gasnetc_ofi_ep[ch], buf, len, GASNETC_OFI_PEER(r, ch), GASNETC_OFI_TAG_REPLY));
+    return pushed(fi_inject(gasnetc_ofi_ep[ch], buf, len, GASNETC_OFI_PEER(r, ch)));
+}
+static ssize_t ch_send(int ch, void *buf, size_t len, void *desc, gex_Rank_t r, void *ctx) {
+    fi_addr_t a = GASNETC_OFI_PEER(r, ch);
+    if (ch == GASNETC_CH_REP && gasnetc_ofi_tagged)
+        return pushed(fi_tsend(gasnetc_ofi_ep[ch], buf, len, desc, a, GASNETC_OFI_TAG_REPLY, ctx));
+    return pushed(fi_send(gasnetc_ofi_ep[ch], buf, len, desc, a, ctx));
 }
 
 /* ---------------------------------------------------------------------------------
@@ -263,7 +288,7 @@ static void send_credits(void) {
         h.src = gasneti_mynode;
         h.flags = F_CREDIT;
         h.credits = (uint32_t)p->owed;
-        ssize_t rc = fi_inject(gasnetc_ofi_ep[GASNETC_CH_REP], &h, sizeof(h), GASNETC_OFI_PEER(r, GASNETC_CH_REP));
+        ssize_t rc = ch_inject(GASNETC_CH_REP, &h, sizeof(h), r);
         if (rc == -FI_EAGAIN) { /* next poll */
             due_list[keep++] = r;
             continue;
@@ -280,18 +305,17 @@ static void send_credits(void) {
 static ssize_t send_written(wlong_t *w) {
     int ch = w->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
     peer_t *p = &peers[w->dest];
-    fi_addr_t dest = GASNETC_OFI_PEER(w->dest, ch);
     ((hdr_t *)w->msg)->credits = (uint32_t)p->owed;
     ssize_t rc;
     if (INJECTABLE(w->len)) {
-        rc = fi_inject(gasnetc_ofi_ep[ch], w->msg, w->len, dest);
+        rc = ch_inject(ch, w->msg, w->len, w->dest);
     } else {
         if (!nfree) return -FI_EAGAIN;
         slot_t *s = &slots[free_slots[nfree - 1]];
         slot_buf(s);
         memcpy(s->buf, w->msg, w->len);
         s->dest = w->dest;
-        rc = fi_send(gasnetc_ofi_ep[ch], s->buf, w->len, s->desc, dest, &s->ctx);
+        rc = ch_send(ch, s->buf, w->len, s->desc, w->dest, &s->ctx);
         if (rc == 0) nfree--;
     }
     if (rc == 0) p->owed = 0;
@@ -348,7 +372,7 @@ static int ofi_poll(int nested) {
         }
         rbuf_t *rb = (rbuf_t *)e[k].op_context;
         if ((e[k].flags & FI_RECV) && e[k].len) {
-            const uint8_t *msg = gasnetc_ofi_multi_recv ? (const uint8_t *)e[k].buf : rb->base;
+            const uint8_t *msg = rb->multi ? (const uint8_t *)e[k].buf : rb->base;
             gasneti_assert(e[k].len >= sizeof(hdr_t));
             if (account(msg, rb->ch == GASNETC_CH_REQ)) { /* a credit message: nothing to run */
             } else if (nested && rb->ch == GASNETC_CH_REQ) {
@@ -359,7 +383,7 @@ static int ofi_poll(int nested) {
                 run[nrun++] = msg;
             }
         }
-        if (!gasnetc_ofi_multi_recv || (e[k].flags & FI_MULTI_RECV)) rb->posted = 0;
+        if (!rb->multi || (e[k].flags & FI_MULTI_RECV)) rb->posted = 0;
         if (!rb->posted && !rb->refs) post_rbuf(rb);
     }
     if (wl_head) send_queued();
@@ -474,8 +498,6 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     int ch = m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
     size_t len = MSG_LEN(m->nargs, plen);
-    fi_addr_t dest = GASNETC_OFI_PEER(m->jobrank, ch);
-    struct fid_ep *ep = gasnetc_ofi_ep[ch];
     peer_t *p = &peers[m->jobrank];
     gasneti_assert(plen <= GASNETC_NET_MEDIUM);
     if (INJECTABLE(len)) {
@@ -486,7 +508,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
             ssize_t rc = -FI_EAGAIN;
             if (!m->is_req || p->credits > 0) {
                 ((hdr_t *)buf)->credits = (uint32_t)p->owed;
-                rc = fi_inject(ep, buf, len, dest);
+                rc = ch_inject(ch, buf, len, m->jobrank);
                 if (rc == 0) sent(p, m->is_req);
             }
             OFI_UNLOCK();
@@ -513,7 +535,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
             ssize_t rc = -FI_EAGAIN;
             if (!m->is_req || p->credits > 0) {
                 ((hdr_t *)s->buf)->credits = (uint32_t)p->owed;
-                rc = fi_send(ep, s->buf, len, s->desc, dest, &s->ctx);
+                rc = ch_send(ch, s->buf, len, s->desc, m->jobrank, &s->ctx);
             }
             if (rc == 0) {
                 sent(p, m->is_req);
@@ -542,9 +564,9 @@ void gasnetc_ofi_am_init(void) {
         gasneti_fatalerror("ofi-conduit: provider %s injects at most %zu bytes, less than a credit message (%zu): "
                            "not supported yet (choose another with FI_PROVIDER)",
                            gasnetc_ofi_info->fabric_attr->prov_name, gasnetc_ofi_inject_size, sizeof(hdr_t));
-    int per_ep = gasnetc_ofi_multi_recv ? NMULTI : NSINGLE;
-    size_t size = gasnetc_ofi_multi_recv ? MULTI_BYTES : MSG_MAX;
-    nrbufs = 2 * per_ep;
+    int nreq = gasnetc_ofi_multi_recv ? NMULTI : NSINGLE;
+    int rep_multi = gasnetc_ofi_multi_recv && !gasnetc_ofi_tagged;
+    nrbufs = nreq + (rep_multi ? NMULTI : NSINGLE);
     rbufs = calloc((size_t)nrbufs, sizeof(rbuf_t));
     if (!rbufs) gasneti_fatalerror("ofi-conduit: out of memory for receive buffers");
     for (int i = 0; i < MAXSEND; i++) free_slots[nfree++] = MAXSEND - 1 - i;
@@ -554,7 +576,9 @@ void gasnetc_ofi_am_init(void) {
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) peers[r].credits = CREDITS;
     OFI_LOCK();
     for (int i = 0; i < nrbufs; i++) {
-        rbufs[i].ch = i < per_ep ? GASNETC_CH_REQ : GASNETC_CH_REP;
+        rbufs[i].ch = i < nreq ? GASNETC_CH_REQ : GASNETC_CH_REP;
+        rbufs[i].multi = i < nreq ? gasnetc_ofi_multi_recv : rep_multi;
+        size_t size = rbufs[i].multi ? MULTI_BYTES : MSG_MAX;
         rbufs[i].base = xmalloc_aligned(size);
         rbufs[i].size = size;
         if (gasnetc_ofi_mr_local) {
@@ -603,7 +627,8 @@ int gasnetc_ofi_am_fini(void) {
             else if (e[k].flags & FI_SEND) free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
         }
     }
-    for (int ch = 0; ch < 2; ch++) fi_close(&gasnetc_ofi_ep[ch]->fid);
+    fi_close(&gasnetc_ofi_ep[GASNETC_CH_REQ]->fid);
+    if (!gasnetc_ofi_tagged) fi_close(&gasnetc_ofi_ep[GASNETC_CH_REP]->fid);
     fi_close(&gasnetc_ofi_cq->fid);
     for (int i = 0; i < nrbufs; i++)
         if (rbufs[i].mr) fi_close(&rbufs[i].mr->fid);

@@ -1,5 +1,5 @@
-/* ofi_init.c: ofi-conduit's network start-up and shut-down: provider selection (one
- * fi_getinfo), fabric, domain, the request and reply endpoints, their address vector and
+/* ofi_init.c: ofi-conduit's network start-up and shut-down: provider selection
+ * (fi_getinfo), fabric, domain, the request and reply endpoint(s), their address vector and
  * completion queue, the exchange of endpoint names over the bootstrap, and the one place
  * that reports a failed libfabric call. Layer: ofi-conduit (the network half of
  * conduit_contract.h: init; AMs are ofi_am.c, job start the shared spawner in other/).
@@ -10,8 +10,9 @@
  * A job spanning hosts asks for FI_REMOTE_COMM too (shm only reaches this host).
  * FI_ATOMIC (native atomics; not with GASNET_OFI_ATOMICS=0 or GASNET_OFI_RMA=0), FI_RMA
  * (native RMA, ofi_rma.c) and FI_MULTI_RECV are asked for, and dropped in that order (one
- * more fi_getinfo each) when no provider offers them. Memory registration: no FI_MR_LOCAL
- * (providers that need local registration of message buffers are not chosen). */
+ * more fi_getinfo each) when no provider offers them; then FI_TAGGED and manual progress
+ * are asked of the chosen provider (select_provider). Memory registration: local buffers
+ * are registered where the provider requires it (FI_MR_LOCAL). */
 #include "conduit_contract.h"
 #include "ofi_internal.h"
 
@@ -27,6 +28,8 @@ struct fid_cq *gasnetc_ofi_cq;
 fi_addr_t *gasnetc_ofi_addr;
 size_t gasnetc_ofi_inject_size;
 int gasnetc_ofi_multi_recv;
+int gasnetc_ofi_tagged;
+int gasnetc_ofi_push;
 int gasnetc_ofi_mr_local;
 int gasnetc_ofi_verbose;
 int gasnetc_ofi_up;
@@ -54,7 +57,17 @@ void gasnetc_ofi_fail(const char *call, ssize_t rc, long peer) {
     gasneti_fatalerror("ofi-conduit: %s failed: %s (%zd; provider %s)", call, fi_strerror((int)-rc), rc, prov);
 }
 
-/* the provider: the first libfabric offers for our needs (FI_PROVIDER filters) */
+/* fi_getinfo for hints; ENODATA: none */
+static int query(struct fi_info *hints, struct fi_info **list) {
+    return fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, list);
+}
+
+/* The provider: the first libfabric offers for our needs (FI_PROVIDER filters), then, for
+ * that provider, fabric and domain only, what makes it faster where it has it: FI_TAGGED
+ * (one endpoint, ofi_internal.h; not with GASNET_OFI_TAGGED=0) and manual progress
+ * (sockets offers both kinds; with automatic progress its thread takes 7 ms per AM round
+ * trip here, against 40 us when our polls drive it; gasnetc_ofi_push then). Asked
+ * afterwards so that neither changes which provider is chosen. */
 static struct fi_info *select_provider(int *noffers) {
     struct fi_info *hints = fi_allocinfo(), *list = NULL;
     if (!hints) gasneti_fatalerror("ofi-conduit: fi_allocinfo: out of memory");
@@ -67,20 +80,19 @@ static struct fi_info *select_provider(int *noffers) {
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-    int rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+    int rc = query(hints, &list);
     if (rc == -FI_ENODATA && (hints->caps & FI_ATOMIC)) { /* none with atomics: atomics by CPU and AMs */
         hints->caps &= ~(uint64_t)FI_ATOMIC;
-        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+        rc = query(hints, &list);
     }
     if (rc == -FI_ENODATA) { /* none with RDMA: RMA by AMs */
         hints->caps &= ~(uint64_t)FI_RMA;
-        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+        rc = query(hints, &list);
     }
     if (rc == -FI_ENODATA) { /* none with multi-receive: one message per receive buffer */
         hints->caps &= ~(uint64_t)FI_MULTI_RECV;
-        rc = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &list);
+        rc = query(hints, &list);
     }
-    fi_freeinfo(hints);
     if (rc) {
         const char *fp = getenv("FI_PROVIDER");
         gasneti_fatalerror("ofi-conduit: fi_getinfo found no provider with reliable-datagram endpoints (FI_EP_RDM) and "
@@ -89,6 +101,27 @@ static struct fi_info *select_provider(int *noffers) {
     }
     *noffers = 0;
     for (struct fi_info *i = list; i; i = i->next) (*noffers)++;
+    hints->fabric_attr->prov_name = strdup(list->fabric_attr->prov_name);
+    hints->fabric_attr->name = strdup(list->fabric_attr->name);
+    hints->domain_attr->name = strdup(list->domain_attr->name);
+    /* in turn: tagged and manual, tagged, manual (what the provider does not already) */
+    int want_manual = list->domain_attr->data_progress != FI_PROGRESS_MANUAL, done = 0;
+    uint64_t caps = hints->caps;
+    for (int t = gasneti_getenv_yesno("GASNET_OFI_TAGGED", 1); t >= 0 && !done; t--) {
+        for (int m = want_manual; m >= 0 && !done && (t || m); m--) {
+            struct fi_info *better = NULL;
+            hints->caps = t ? caps | FI_TAGGED : caps;
+            hints->domain_attr->data_progress = m ? FI_PROGRESS_MANUAL : FI_PROGRESS_UNSPEC;
+            if (query(hints, &better) == 0) {
+                fi_freeinfo(list);
+                list = better;
+                gasnetc_ofi_tagged = t;
+                gasnetc_ofi_push = m;
+                done = 1;
+            }
+        }
+    }
+    fi_freeinfo(hints);
     struct fi_info *mine = fi_dupinfo(list);
     fi_freeinfo(list);
     return mine;
@@ -128,7 +161,8 @@ static void exchange_names(gasneti_bootstrap_t *boot) {
     gasnetc_ofi_addr = calloc(2 * (size_t)gasneti_nodes, sizeof(fi_addr_t));
     if (!all || !hosts || !gasnetc_ofi_addr) gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
     memset(&me, 0, sizeof(me));
-    for (int ch = 0; ch < 2; ch++) {
+    int neps = gasnetc_ofi_tagged ? 1 : 2;
+    for (int ch = 0; ch < neps; ch++) {
         size_t len = NAME_MAX_LEN;
         int rc = fi_getname(&gasnetc_ofi_ep[ch]->fid, me.name[ch], &len);
         if (rc == -FI_ETOOSMALL)
@@ -142,10 +176,11 @@ static void exchange_names(gasneti_bootstrap_t *boot) {
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
         memcpy(hosts[r], all[r].host, sizeof(hosts[r]));
         hosts[r][sizeof(hosts[r]) - 1] = 0;
-        for (int ch = 0; ch < 2; ch++) { /* one at a time: FI_AV_TABLE numbers them in order */
+        for (int ch = 0; ch < neps; ch++) { /* one at a time: FI_AV_TABLE numbers them in order */
             int rc = fi_av_insert(av, all[r].name[ch], 1, &GASNETC_OFI_PEER(r, ch), 0, NULL);
             if (rc != 1) gasnetc_ofi_fail("fi_av_insert", rc < 0 ? rc : -FI_EINVAL, (long)r);
         }
+        if (neps == 1) GASNETC_OFI_PEER(r, GASNETC_CH_REP) = GASNETC_OFI_PEER(r, GASNETC_CH_REQ);
     }
     free(all);
 }
@@ -155,14 +190,18 @@ static void say_provider(int noffers) {
     const char *fp = getenv("FI_PROVIDER");
     fprintf(stderr,
             "ofi-conduit: provider %s (fabric %s, domain %s): %s%s%s, the first of %d offer(s) of FI_EP_RDM with "
-            "FI_MSG; RDMA %s, atomics %s, multi-receive %s, inject up to %zu bytes, %s progress%s\n",
+            "FI_MSG; RDMA %s, atomics %s, multi-receive %s, %s, inject up to %zu bytes, %s progress%s\n",
             i->fabric_attr->prov_name, i->fabric_attr->name, i->domain_attr->name,
             fp ? "FI_PROVIDER=" : "FI_PROVIDER unset", fp ? fp : "", "", noffers,
             !(i->caps & FI_RMA) ? "no (RMA by AMs)" : gasneti_getenv_yesno("GASNET_OFI_RMA", 1) ? "yes (fi_write/fi_read)" : "off (GASNET_OFI_RMA=0)",
             !(i->caps & FI_ATOMIC) || !(i->caps & FI_RMA) || !gasneti_getenv_yesno("GASNET_OFI_RMA", 1)
                 ? "no (CPU and AMs)"
                 : gasneti_getenv_yesno("GASNET_OFI_ATOMICS", 1) ? "yes (fi_atomic, per domain)" : "off (GASNET_OFI_ATOMICS=0)",
-            gasnetc_ofi_multi_recv ? "yes" : "no", gasnetc_ofi_inject_size,
+            gasnetc_ofi_multi_recv ? "yes" : "no",
+            gasnetc_ofi_tagged                             ? "one endpoint (replies tagged)"
+            : gasneti_getenv_yesno("GASNET_OFI_TAGGED", 1) ? "two endpoints (no FI_TAGGED)"
+                                                           : "two endpoints (GASNET_OFI_TAGGED=0)",
+            gasnetc_ofi_inject_size,
             i->domain_attr->data_progress == FI_PROGRESS_AUTO ? "automatic" : "manual (polled)",
             gasnetc_ofi_mr_local ? ", local buffers registered (FI_MR_LOCAL)" : "");
 }
@@ -205,7 +244,7 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     struct fi_av_attr av_attr;
     memset(&av_attr, 0, sizeof(av_attr));
     av_attr.type = FI_AV_TABLE;
-    av_attr.count = 2 * (size_t)gasneti_nodes;
+    av_attr.count = (gasnetc_ofi_tagged ? 1 : 2) * (size_t)gasneti_nodes;
     if ((rc = fi_av_open(gasnetc_ofi_domain, &av_attr, &av, NULL))) gasnetc_ofi_fail("fi_av_open", rc, -1);
     struct fi_cq_attr cq_attr;
     memset(&cq_attr, 0, sizeof(cq_attr));
@@ -214,7 +253,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     cq_attr.size = 4096;
     if ((rc = fi_cq_open(gasnetc_ofi_domain, &cq_attr, &gasnetc_ofi_cq, NULL))) gasnetc_ofi_fail("fi_cq_open", rc, -1);
     open_endpoint(GASNETC_CH_REQ, boot->jobid);
-    open_endpoint(GASNETC_CH_REP, boot->jobid);
+    if (gasnetc_ofi_tagged) gasnetc_ofi_ep[GASNETC_CH_REP] = gasnetc_ofi_ep[GASNETC_CH_REQ];
+    else open_endpoint(GASNETC_CH_REP, boot->jobid);
     exchange_names(boot);
     gasnetc_ofi_am_init();
     boot->barrier(); /* every rank's receives are posted before anyone sends */

@@ -1,5 +1,5 @@
 /* ofi_internal.h: what the parts of ofi-conduit share. Layer: ofi-conduit, internal.
- *   ofi_init.c   provider selection (fi_getinfo once), fabric, domain, the two endpoints,
+ *   ofi_init.c   provider selection (fi_getinfo), fabric, domain, the endpoint(s),
  *                address vector and completion queue; address exchange over the
  *                bootstrap; shut-down; the one error reporter.
  *   ofi_am.c     Active Messages over fi_send/fi_inject into pre-posted receive buffers;
@@ -19,6 +19,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
 
 #include "gasneti_spawn.h"
 
@@ -34,16 +35,30 @@ extern pthread_mutex_t gasnetc_ofi_lock;
 #  define OFI_TRYLOCK() 1
 #endif
 
-/* Two endpoints per process, so that requests and replies have separate receive buffers
- * (a flood of requests never takes the buffers replies need): channel 0 carries requests
- * (rank r's request endpoint is address 2r in the AV), channel 1 replies (2r+1). */
+/* Requests and replies have separate receive buffers (a flood of requests never takes
+ * the buffers replies need): channel 0 carries requests, channel 1 replies (and credit
+ * messages). Where the provider has FI_TAGGED (gasnetc_ofi_tagged), both channels are one
+ * endpoint: requests are untagged messages, replies tagged with GASNETC_OFI_TAG_REPLY, and
+ * each kind has its own posted receives (untagged receives never match tagged messages).
+ * Otherwise each channel is an endpoint of its own. One endpoint is one connection per
+ * pair of processes on connection-based providers (tcp;ofi_rxm), where a reply then also
+ * acknowledges its request, and one fewer endpoint to progress in every poll: the AM
+ * round trip on tcp;ofi_rxm went from about 31 to 22 us (docs/ofi-conduit.md).
+ * Channel ch of rank r is gasnetc_ofi_ep[ch] here and GASNETC_OFI_PEER(r, ch) in the AV. */
 enum { GASNETC_CH_REQ = 0, GASNETC_CH_REP = 1 };
+#define GASNETC_OFI_TAG_REPLY 1
 extern struct fi_info *gasnetc_ofi_info;
 extern struct fid_domain *gasnetc_ofi_domain;
-extern struct fid_ep *gasnetc_ofi_ep[2];
-extern struct fid_cq *gasnetc_ofi_cq; /* both endpoints' sends and receives */
-extern fi_addr_t *gasnetc_ofi_addr;   /* [2 * gasneti_nodes] */
+extern struct fid_ep *gasnetc_ofi_ep[2]; /* the same endpoint twice with gasnetc_ofi_tagged */
+extern struct fid_cq *gasnetc_ofi_cq;    /* every endpoint's sends and receives */
+extern fi_addr_t *gasnetc_ofi_addr;      /* [2 * gasneti_nodes] */
 #define GASNETC_OFI_PEER(rank, ch) gasnetc_ofi_addr[2 * (size_t)(rank) + (ch)]
+extern int gasnetc_ofi_tagged; /* one endpoint, replies tagged (GASNET_OFI_TAGGED=0: two endpoints) */
+/* The provider's progress is manual because we asked for it (its default is automatic:
+ * sockets). Each AM sent is then pushed on by one progress call, so that it leaves
+ * although the sender may not poll again for a while, as it would have with the
+ * provider's own thread (ofi_am.c). */
+extern int gasnetc_ofi_push;
 extern size_t gasnetc_ofi_inject_size; /* fi_inject up to this many bytes */
 extern int gasnetc_ofi_multi_recv;     /* FI_MULTI_RECV buffers, else one message per buffer */
 extern int gasnetc_ofi_up;             /* endpoints enabled (some peer is not a neighbor) */

@@ -12,6 +12,11 @@
 #                                the segment for one transfer each (test_am's Long sources:
 #                                each written Long registers its source) and holds none of
 #                                them at exit
+#   GASNET_OFI_TAGGED=0          W > 0 and M > 0, with requests and replies on two
+#                                endpoints (the path of providers without FI_TAGGED)
+# Every run also checks the provider line for the channels: "one endpoint (replies
+# tagged)", or with GASNET_OFI_TAGGED=0 "two endpoints (GASNET_OFI_TAGGED=0)" (every
+# provider here has FI_TAGGED).
 #   test_ofilong.sh GASNET_RUN N PROG
 # The provider (FI_PROVIDER) comes from the caller's environment. Prints one line; exits
 # 0 on success, 1 on failure (with the job's output). Layer: tests (driver).
@@ -23,12 +28,14 @@ summary=""
 run() {
     local label=$1 check=$2
     shift 2
-    local out st line W M extra=""
+    local out st line W M extra="" chans="one endpoint (replies tagged)"
+    [[ " $* " == *" GASNET_OFI_TAGGED=0 "* ]] && chans="two endpoints (GASNET_OFI_TAGGED=0)"
     out=$(env GASNET_SUPERNODE_MAXSIZE=1 GASNET_VERBOSEENV=1 "$@" "$RUN" -c ofi -n "$N" -t 300 "$PROG" 2>&1)
     st=$?
     fail() { echo "test_ofilong.sh: FAIL ($label): $*"; echo "$out"; exit 1; }
     [ "$st" -eq 0 ] || fail "the job ended with status $st"
     echo "$out" | grep -q "PASS" || fail "no PASS line"
+    echo "$out" | grep "^ofi-conduit: provider " | grep -qF ", $chans," || fail "the provider line does not say: $chans"
     line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 sent ")
     [[ "$line" =~ sent\ ([0-9]+)\ Long.*,\ ([0-9]+)\ inside ]] || fail "no report of the Longs sent (GASNET_VERBOSEENV)"
     W=${BASH_REMATCH[1]} M=${BASH_REMATCH[2]}
@@ -50,4 +57,5 @@ run min1 "W > 0 && M < W" GASNET_OFI_LONG_RDMA_MIN=1
 run min0 "W == 0 && M > 0" GASNET_OFI_LONG_RDMA_MIN=0
 run rma0 "W == 0 && M > 0" GASNET_OFI_RMA=0
 run mrlocal "W > 0 && M > 0" GASNET_OFI_MR_LOCAL=1
+run twoep "W > 0 && M > 0" GASNET_OFI_TAGGED=0
 echo "test_ofilong.sh: PASS (${FI_PROVIDER:-default provider}, $N processes:$summary)"
