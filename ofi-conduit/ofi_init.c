@@ -57,6 +57,13 @@ void gasnetc_ofi_fail(const char *call, ssize_t rc, long peer) {
     gasneti_fatalerror("ofi-conduit: %s failed: %s (%zd; provider %s)", call, fi_strerror((int)-rc), rc, prov);
 }
 
+/* libfabric 1.17's udp;ofi_rxd crashes (SIGSEGV inside fi_cq_read) at the first
+ * fetching atomic of test_ratomic: atomics by AMs there unless GASNET_OFI_ATOMICS=1 */
+static int atomics_default(void) {
+    return !gasnetc_ofi_info || !strstr(gasnetc_ofi_info->fabric_attr->prov_name, "ofi_rxd");
+}
+int gasnetc_ofi_atomics_wanted(void) { return gasneti_getenv_yesno("GASNET_OFI_ATOMICS", atomics_default()); }
+
 /* fi_getinfo for hints; ENODATA: none */
 static int query(struct fi_info *hints, struct fi_info **list) {
     return fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, list);
@@ -196,7 +203,9 @@ static void say_provider(int noffers) {
             !(i->caps & FI_RMA) ? "no (RMA by AMs)" : gasneti_getenv_yesno("GASNET_OFI_RMA", 1) ? "yes (fi_write/fi_read)" : "off (GASNET_OFI_RMA=0)",
             !(i->caps & FI_ATOMIC) || !(i->caps & FI_RMA) || !gasneti_getenv_yesno("GASNET_OFI_RMA", 1)
                 ? "no (CPU and AMs)"
-                : gasneti_getenv_yesno("GASNET_OFI_ATOMICS", 1) ? "yes (fi_atomic, per domain)" : "off (GASNET_OFI_ATOMICS=0)",
+                : gasnetc_ofi_atomics_wanted() ? "yes (fi_atomic, per domain)"
+                : atomics_default()            ? "off (GASNET_OFI_ATOMICS=0)"
+                                               : "off on ofi_rxd (GASNET_OFI_ATOMICS=1 turns them on)",
             gasnetc_ofi_multi_recv ? "yes" : "no",
             gasnetc_ofi_tagged                             ? "one endpoint (replies tagged)"
             : gasneti_getenv_yesno("GASNET_OFI_TAGGED", 1) ? "two endpoints (no FI_TAGGED)"

@@ -25,7 +25,7 @@
  * or fi_compare_atomicmsg on the same registered segment, for an
  * atomic domain whose every (operation, type) the provider reports valid
  * (fi_query_atomic), when the provider has FI_ATOMIC, native RMA is on and
- * GASNET_OFI_ATOMICS is not 0. Such a domain sends every operation through the network,
+ * gasnetc_ofi_atomics_wanted (GASNET_OFI_ATOMICS). Such a domain sends every operation through the network,
  * those on this process's own and its neighbors' segments included (loopback), so that
  * all are performed by the same agent. GEX ops map to FI_SUM (ADD; SUB, INC, DEC with a
  * negated or constant operand), FI_PROD, FI_MIN, FI_MAX, FI_BAND, FI_BOR, FI_BXOR,
@@ -168,7 +168,7 @@ int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintptr_t si
         me.key = fi_mr_key(mr);
         max_piece = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (1u << 30);
         if (max_piece > (1u << 30)) max_piece = 1u << 30;
-        atomics_on = (info->caps & FI_ATOMIC) && gasneti_getenv_yesno("GASNET_OFI_ATOMICS", 1);
+        atomics_on = (info->caps & FI_ATOMIC) && gasnetc_ofi_atomics_wanted();
         int64_t lm = gasneti_getenv_int("GASNET_OFI_LONG_RDMA_MIN", LONG_RDMA_MIN);
         if (lm < 0) gasneti_launch_error("GASNET_OFI_LONG_RDMA_MIN=%lld: a number of bytes, 0 or more", (long long)lm);
         long_min = (size_t)lm;
