@@ -263,8 +263,8 @@ int gasnete_progress_needed; /* nonzero while an extended-layer operation needs 
  * 320 ns); it costs at most one pause (about 25 ns on AMD Zen 4) of reaction time.
  * A thread that keeps polling with nothing arriving gives up its CPU now and then, so
  * that a peer sharing the CPU (more processes or threads than cores) can run and send
- * what we wait for. The run of empty polls allowed is short when the neighborhood has
- * more processes than the host has CPUs, long otherwise (set in gasneti_pshm_init). */
+ * what we wait for. The run of empty polls allowed is short when the host runs more of
+ * the job's processes than it has CPUs, long otherwise (set in gasneti_pshm_init). */
 unsigned gasneti_idle_polls_before_yield = 1024;
 static GASNETI_THREADLOCAL unsigned idle_polls;
 

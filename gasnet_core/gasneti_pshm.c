@@ -131,10 +131,11 @@ void gasneti_pshm_init(void) {
     for (gex_Rank_t i = 0; i < gasneti_nbrhd_size; i++)
         for (int k = 0; k < 2; k++) rings[2 * i + k] = ring_at(ctl_base, i, k);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (cpus > 0 && gasneti_nbrhd_size > (gex_Rank_t)cpus) {
-        gasneti_idle_polls_before_yield = 16;
-        gasneti_pshm_oversubscribed = 1;
-    }
+    /* polls give up the CPU soon when this host runs more of the job's processes than it
+     * has CPUs, neighbors or not: those that talk over the network compete for the CPUs
+     * just the same */
+    if (cpus > 0 && gasneti_host_size > (gex_Rank_t)cpus) gasneti_idle_polls_before_yield = 16;
+    if (cpus > 0 && gasneti_nbrhd_size > (gex_Rank_t)cpus) gasneti_pshm_oversubscribed = 1;
     if (lanes) gasneti_lanes_init(ctl_base + ring_bytes * 2 * gasneti_nbrhd_size, depth);
     coll_base = ctl_base + coll_off;
     my_req = &rings[2 * gasneti_nbrhd_myidx];
