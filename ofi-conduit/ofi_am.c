@@ -63,6 +63,8 @@ _Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
 #define PAYLOAD_OFF(nargs) (((uint32_t)sizeof(hdr_t) + 4u * (nargs) + 15u) & ~15u)
 #define MSG_LEN(nargs, plen) ((PAYLOAD_OFF(nargs) + (uint32_t)(plen) + 15u) & ~15u)
 #define MSG_MAX MSG_LEN(GASNETI_MAX_ARGS, GASNETC_NET_MEDIUM)
+/* channel ch's messages are tagged (replies, when one endpoint carries both channels) */
+#define TAGGED(ch) ((ch) == GASNETC_CH_REP && gasnetc_ofi_tagged)
 /* a message of len bytes goes by fi_inject (from the stack or its own memory) */
 #define INJECTABLE(len) ((len) <= gasnetc_ofi_inject_size && (len) <= INJECT_MAX)
 _Static_assert(GASNETC_NET_LONG <= GASNETC_NET_MEDIUM, "a Long piece fits a receive buffer");
@@ -137,7 +139,7 @@ static void slot_buf(slot_t *s) {
 /* lock held */
 static void post_rbuf(rbuf_t *rb) {
     struct iovec iov = {rb->base, rb->size};
-    int tagged = rb->ch == GASNETC_CH_REP && gasnetc_ofi_tagged;
+    int tagged = TAGGED(rb->ch);
     for (;;) {
         ssize_t rc;
         if (tagged) {
@@ -164,15 +166,14 @@ static ssize_t pushed(ssize_t rc) {
 /* lock held: a message to rank r on channel ch (replies tagged when one endpoint carries
  * both), by fi_inject (the buffer may be reused at once) or by fi_send (ctx: its slot) */
 static ssize_t ch_inject(int ch, const void *buf, size_t len, gex_Rank_t r) {
-    if (ch == GASNETC_CH_REP && gasnetc_ofi_tagged)
-        return pushed(fi_tinject(gasnetc_ofi_ep[ch], buf, len, GASNETC_OFI_PEER(r, ch), GASNETC_OFI_TAG_REPLY));
-    return pushed(fi_inject(gasnetc_ofi_ep[ch], buf, len, GASNETC_OFI_PEER(r, ch)));
+    fi_addr_t a = GASNETC_OFI_PEER(r, ch);
+    return pushed(TAGGED(ch) ? fi_tinject(gasnetc_ofi_ep[ch], buf, len, a, GASNETC_OFI_TAG_REPLY)
+                             : fi_inject(gasnetc_ofi_ep[ch], buf, len, a));
 }
 static ssize_t ch_send(int ch, void *buf, size_t len, void *desc, gex_Rank_t r, void *ctx) {
     fi_addr_t a = GASNETC_OFI_PEER(r, ch);
-    if (ch == GASNETC_CH_REP && gasnetc_ofi_tagged)
-        return pushed(fi_tsend(gasnetc_ofi_ep[ch], buf, len, desc, a, GASNETC_OFI_TAG_REPLY, ctx));
-    return pushed(fi_send(gasnetc_ofi_ep[ch], buf, len, desc, a, ctx));
+    return pushed(TAGGED(ch) ? fi_tsend(gasnetc_ofi_ep[ch], buf, len, desc, a, GASNETC_OFI_TAG_REPLY, ctx)
+                             : fi_send(gasnetc_ofi_ep[ch], buf, len, desc, a, ctx));
 }
 
 /* ---------------------------------------------------------------------------------

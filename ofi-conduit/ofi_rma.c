@@ -25,8 +25,8 @@
  * or fi_compare_atomicmsg on the same registered segment, for an
  * atomic domain whose every (operation, type) the provider reports valid
  * (fi_query_atomic), when the provider has FI_ATOMIC, native RMA is on and
- * gasnetc_ofi_atomics_wanted (GASNET_OFI_ATOMICS). Such a domain sends every operation through the network,
- * those on this process's own and its neighbors' segments included (loopback), so that
+ * gasnetc_ofi_atomics_wanted (GASNET_OFI_ATOMICS). Such a domain sends every operation
+ * through the network, those on this process's own and its neighbors' segments included (loopback), so that
  * all are performed by the same agent. GEX ops map to FI_SUM (ADD; SUB, INC, DEC with a
  * negated or constant operand), FI_PROD, FI_MIN, FI_MAX, FI_BAND, FI_BOR, FI_BXOR,
  * FI_ATOMIC_WRITE (SET; SWAP when fetching), FI_ATOMIC_READ (GET) and FI_CSWAP (CAS and

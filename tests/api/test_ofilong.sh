@@ -14,10 +14,11 @@
 #                                them at exit
 #   GASNET_OFI_TAGGED=0          W > 0 and M > 0, with requests and replies on two
 #                                endpoints (the path of providers without FI_TAGGED)
-# Every run also checks the provider line for the channels: "one endpoint (replies
-# tagged)", or with GASNET_OFI_TAGGED=0 "two endpoints (GASNET_OFI_TAGGED=0)" (every
-# provider here has FI_TAGGED).
-#   test_ofilong.sh GASNET_RUN N PROG
+# Every run also checks the provider line for the channels, "one endpoint (replies
+# tagged)" or with GASNET_OFI_TAGGED=0 "two endpoints (GASNET_OFI_TAGGED=0)", and for
+# "manual (polled) progress" (every provider here has FI_TAGGED and grants manual
+# progress; sockets defaults to automatic, at 7 ms per AM round trip).
+# Usage: test_ofilong.sh GASNET_RUN N PROG
 # The provider (FI_PROVIDER) comes from the caller's environment. Prints one line; exits
 # 0 on success, 1 on failure (with the job's output). Layer: tests (driver).
 set -u
@@ -35,7 +36,9 @@ run() {
     fail() { echo "test_ofilong.sh: FAIL ($label): $*"; echo "$out"; exit 1; }
     [ "$st" -eq 0 ] || fail "the job ended with status $st"
     echo "$out" | grep -q "PASS" || fail "no PASS line"
-    echo "$out" | grep "^ofi-conduit: provider " | grep -qF ", $chans," || fail "the provider line does not say: $chans"
+    line=$(echo "$out" | grep -m1 "^ofi-conduit: provider ")
+    [[ "$line" == *", $chans,"* ]] || fail "the provider line does not say: $chans"
+    [[ "$line" == *", manual (polled) progress"* ]] || fail "the provider line does not say: manual (polled) progress"
     line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 sent ")
     [[ "$line" =~ sent\ ([0-9]+)\ Long.*,\ ([0-9]+)\ inside ]] || fail "no report of the Longs sent (GASNET_VERBOSEENV)"
     W=${BASH_REMATCH[1]} M=${BASH_REMATCH[2]}
@@ -47,7 +50,8 @@ run() {
         [[ "$line" =~ registered\ ([0-9]+)\ local.*,\ ([0-9]+)\ still\ held ]] ||
             fail "no report of the registrations for one transfer (GASNET_VERBOSEENV)"
         (( BASH_REMATCH[1] > 0 && BASH_REMATCH[2] == 0 )) ||
-            fail "rank 0 registered ${BASH_REMATCH[1]} buffers for one transfer and still holds ${BASH_REMATCH[2]}: expected some, none held"
+            fail "rank 0 registered ${BASH_REMATCH[1]} buffers for one transfer and still holds" \
+                 "${BASH_REMATCH[2]}: expected some, none held"
         extra=" (${BASH_REMATCH[1]} registered for one transfer, all released)"
     fi
     summary="$summary${summary:+;} $label: $W written, $M inside$extra"
