@@ -25,7 +25,7 @@
 #if GASNETI_LOCKS
 pthread_mutex_t gasnetc_mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 #endif
-MPI_Comm gasnetc_am_comm = MPI_COMM_NULL;
+MPI_Comm gasnetc_am_comm[GASNETC_NCOMMS] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
 static MPI_Comm boot_comm = MPI_COMM_NULL, exit_comm = MPI_COMM_NULL;
 static int we_initialized;             /* we called MPI_Init_thread: we finalize */
 static int client_finalized;           /* the client's MPI_Finalize has begun */
@@ -173,9 +173,11 @@ gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_dup(MPI_COMM_WORLD, &boot_comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm);
-    MPI_Comm_dup(MPI_COMM_WORLD, &gasnetc_am_comm);
     /* errors on our communicators are fatal with MPI's message, as on MPI_COMM_WORLD */
-    MPI_Comm_set_errhandler(gasnetc_am_comm, MPI_ERRORS_ARE_FATAL);
+    for (int c = 0; c < GASNETC_NCOMMS; c++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &gasnetc_am_comm[c]);
+        MPI_Comm_set_errhandler(gasnetc_am_comm[c], MPI_ERRORS_ARE_FATAL);
+    }
     int key;
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &key, NULL);
     MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);

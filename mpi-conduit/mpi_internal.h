@@ -18,8 +18,11 @@ extern pthread_mutex_t gasnetc_mpi_lock;
 #  define MPI_UNLOCK() ((void)0)
 #endif
 
-/* MPI_COMM_WORLD duplicated for the AMs (mpi_am.c): client traffic never matches ours */
-extern MPI_Comm gasnetc_am_comm;
+/* MPI_COMM_WORLD duplicated for the AMs (mpi_am.c), so client traffic never matches
+ * ours: one communicator per kind of message, so that MPI matches each arrival against
+ * the receives posted for its kind only */
+enum { GASNETC_COMM_REQ, GASNETC_COMM_REP, GASNETC_COMM_DATA, GASNETC_NCOMMS };
+extern MPI_Comm gasnetc_am_comm[GASNETC_NCOMMS];
 
 /* mpi_am.c: cancel the pre-posted receives and wait (briefly) for sends; called once,
  * before MPI_Finalize (ours, or the client's: an attribute of MPI_COMM_SELF) */

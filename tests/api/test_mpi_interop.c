@@ -63,8 +63,11 @@ int main(int argc, char **argv) {
         test_pat_fill(src, PUTBYTES, ((uint64_t)me << 32) ^ (0x5000u + (uint32_t)round));
         gex_RMA_PutBlocking(test_tm, (gex_Rank_t)next, (uint8_t *)next_seg + (size_t)me * PUTBYTES, src, PUTBYTES, 0);
         /* every rank's put is complete before anyone blocks in MPI: a rank waiting in
-         * MPI_Wait does not serve the GASNet traffic of others (docs/mpi-conduit.md) */
+         * MPI_Wait does not serve the GASNet traffic of others (docs/mpi-conduit.md).
+         * The barrier does not order AMs, and with one rank it completes without a poll:
+         * wait (polling) for this round's Medium too. */
         test_barrier();
+        GASNET_BLOCKUNTIL(med_arrived >= round + 1);
         /* MPI point-to-point on the client's communicator, with the tags GASNet uses on its own */
         int out[2] = {me, round}, in[2] = {-1, -1};
         for (int tag = 1; tag <= 2; tag++) {
