@@ -5,10 +5,13 @@
  * rank tells rank+2^k what it has heard and waits to hear from rank-2^k). The (flags,
  * id) pair travels along and is merged, so after the last round every rank knows
  * whether any two named ids differed or any rank passed GASNET_BARRIERFLAG_MISMATCH.
- * Handlers only record arrivals; rounds advance in gasnete_progress (called by polls). */
+ * Handlers only record arrivals; rounds advance in gasnete_progress (called by polls).
+ * When every rank of the job shares this host's memory (one neighborhood), the barrier is
+ * a counter in shared memory instead (below; GASNET_BARRIER=AMDISSEM keeps the AMs). */
 #include "gasnete_internal.h"
 
 #include <gasnet.h>
+#include <strings.h>
 
 #define SLOTS 4     /* arrivals for barrier seq land in slot seq % SLOTS (skew is at most 1) */
 #define MAXROUNDS 32
@@ -46,6 +49,56 @@ static barval_t merge(barval_t a, barval_t b) {
     return a;
 }
 
+/* ---- the same-host barrier ----
+ * Barrier seq uses parity p = seq % 2. Each rank stores its (flags, id) in its own area's
+ * val[p], then adds one to count[p] in rank 0's area (release). Barrier seq is complete
+ * when count[p] reaches (seq / 2 + 1) * N: counts only grow, and no rank arrives at
+ * seq + 2 before every rank arrived at seq (it must have completed seq + 1 first, which
+ * needs our arrival there). A rank merges every val[p] as soon as it sees seq complete,
+ * before it arrives at seq + 1, so no val[p] is rewritten (at seq + 2) before every rank
+ * has read it. One barrier is in progress per rank at a time (the oldest started). */
+typedef struct {
+    uint64_t count[2][8]; /* rank 0's area: arrivals at barriers of each parity, ever (one line each) */
+    barval_t val[2];      /* every area: this rank's (flags, id) for its current barrier of each parity */
+} shm_bar_t;
+_Static_assert(sizeof(shm_bar_t) <= 256, "the same-host barrier fits its place in the collectives area");
+
+static int shm_on; /* decided at the first barrier (before any op exists): every rank is a neighbor */
+
+static inline shm_bar_t *shm_bar(gex_Rank_t jobrank) {
+    return (shm_bar_t *)(gasneti_pshm_coll_area(jobrank) + GASNETE_SHM_BARRIER_OFF);
+}
+
+static int shm_decide(void) {
+    const char *how = gasneti_getenv_dflt("GASNET_BARRIER", "PSHM"); /* NULL: unset */
+    if (how && strcasecmp(how, "PSHM") && strcasecmp(how, "AMDISSEM") && strcasecmp(how, "DISSEM"))
+        gasneti_fatalerror("GASNET_BARRIER=%s: the barriers here are PSHM (the default, when every rank is on this "
+                           "host) and AMDISSEM",
+                           how);
+    if ((how && strcasecmp(how, "PSHM")) || gasneti_nodes < 2 || gasneti_nbrhd_size != gasneti_nodes) return 0;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
+        if (!gasneti_pshm_coll_area(r)) return 0;
+    return 1;
+}
+
+/* lock held: arrives at op's barrier (once), then returns whether it is complete; when it
+ * is, op->acc holds every rank's (flags, id) merged */
+static int shm_step(barop_t *op) {
+    unsigned p = op->seq % 2;
+    uint64_t *count = &shm_bar(0)->count[p][0];
+    if (!op->sent) {
+        shm_bar(gasneti_mynode)->val[p] = op->acc;
+        __atomic_add_fetch(count, 1, __ATOMIC_RELEASE);
+        op->sent = 1;
+    }
+    if (__atomic_load_n(count, __ATOMIC_ACQUIRE) < ((uint64_t)op->seq / 2 + 1) * gasneti_nodes) return 0;
+    barval_t acc = shm_bar(0)->val[p];
+    for (gex_Rank_t r = 1; r < gasneti_nodes; r++) acc = merge(acc, shm_bar(r)->val[p]);
+    op->acc = acc;
+    op->round = nrounds;
+    return 1;
+}
+
 void gasnete_barrier_handler(gex_Token_t t, gex_AM_Arg_t team, gex_AM_Arg_t seq, gex_AM_Arg_t round,
                              gex_AM_Arg_t flags, gex_AM_Arg_t value) {
     (void)t, (void)team;
@@ -74,7 +127,12 @@ void gasnete_progress(void) {
         }
         int send_round = -1;
         barval_t send_val = op->acc;
-        if (op->round < nrounds && !op->sent) {
+        if (shm_on) {
+            if (!shm_step(op)) {
+                gex_HSL_Unlock(&lock);
+                break; /* waiting for a rank */
+            }
+        } else if (op->round < nrounds && !op->sent) {
             send_round = op->round;
             op->sent = 1;
         } else if (op->round < nrounds) {
@@ -117,8 +175,10 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
     if (keep_p) *keep_p = op;
     gex_Event_t ev = op->ev;
     gex_HSL_Lock(&lock);
-    if (nrounds < 0)
+    if (nrounds < 0) {
         for (nrounds = 0; (1u << nrounds) < gasneti_nodes; nrounds++) {}
+        shm_on = shm_decide();
+    }
     op->seq = next_seq++;
     *op_tail = op;
     op_tail = &op->next;

@@ -237,7 +237,8 @@ typedef struct {
     uint64_t acks; /* members that copied a piece out of the slot, ever; release-added */
     char pad2[56];
 } shm_slot_t;
-_Static_assert(SHM_SLOTS_MAX * sizeof(shm_slot_t) <= SHM_HDR, "collectives area layout");
+_Static_assert(SHM_SLOTS_MAX * sizeof(shm_slot_t) <= GASNETE_SHM_BARRIER_OFF && GASNETE_SHM_BARRIER_OFF + 256 <= SHM_HDR,
+               "collectives area layout");
 
 /* the root side's state, touched by progress only (one thread at a time) */
 static uint32_t shm_gen;                 /* generations handed out by this process */

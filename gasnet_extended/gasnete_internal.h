@@ -106,6 +106,11 @@ static inline const char *gasnete_dt_name(gex_DT_t dt) {
     }
 }
 
+/* Layout of a process's collectives area (gasneti_pshm_coll_area): its first page holds the
+ * shared-memory broadcast's slot headers (gasnete_coll.c), then, from this offset, the
+ * same-host barrier's words (gasnete_barrier.c); the broadcast's slots follow the page. */
+#define GASNETE_SHM_BARRIER_OFF ((size_t)3072)
+
 /* collectives and teams (gasnete_coll.c, gasnete_team.c) */
 extern void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team, gex_AM_Arg_t seq,
                                  gex_AM_Arg_t tag, gex_AM_Arg_t src, gex_AM_Arg_t off, gex_AM_Arg_t total);
