@@ -1,8 +1,11 @@
 /* gasnete_coll.c: collectives over any team (gasnet_coll.h): gex_Coll_BroadcastNB,
- * ReduceToOneNB, ReduceToAllNB, gex_Coll_BarrierNB on teams other than the primordial one
- * (which keeps the dissemination barrier of gasnete_barrier.c), and the all-gather that
- * team creation uses (gasnete_team.c).
- * Layer: extended. Built on AM Mediums only, so it works on every conduit.
+ * ReduceToOneNB, ReduceToAllNB (small ones on the primordial team through shared memory when
+ * every rank is on this host), gex_Coll_BarrierNB on teams other than the primordial one
+ * (whose barrier is gasnete_barrier.c's), and the all-gather that team creation uses
+ * (gasnete_team.c).
+ * Layer: extended. Built on AM Mediums, so it works on every conduit; where every member
+ * is on this host, large broadcasts and small primordial-team reductions use the PSHM
+ * collectives areas instead.
  *
  * Every operation is one or two phases over a binomial tree of the team's ranks:
  *   - up (reductions, all-gather, barrier): rooted at team rank 0; rank r's subtree is the
@@ -168,6 +171,10 @@ typedef struct collop_s {
     size_t own;          /* root: the next piece of its own destination to copy */
     size_t fwd;          /* tree, several pieces: the next piece to forward */
     uint8_t *area;       /* the root's collectives area */
+    /* the same-host small reduction */
+    int shmred;
+    uint32_t rseq;       /* its number among this process's same-host reductions */
+    int arrived;
 } collop_t;
 
 static collop_t *new_ops, **new_tail = &new_ops; /* started, not yet seen by progress (inbox_lock) */
@@ -237,7 +244,8 @@ typedef struct {
     uint64_t acks; /* members that copied a piece out of the slot, ever; release-added */
     char pad2[56];
 } shm_slot_t;
-_Static_assert(SHM_SLOTS_MAX * sizeof(shm_slot_t) <= GASNETE_SHM_BARRIER_OFF && GASNETE_SHM_BARRIER_OFF + 256 <= SHM_HDR,
+_Static_assert(SHM_SLOTS_MAX * sizeof(shm_slot_t) <= GASNETE_SHM_REDUCE_OFF &&
+                   GASNETE_SHM_BARRIER_OFF + 256 <= SHM_HDR,
                "collectives area layout");
 
 /* the root side's state, touched by progress only (one thread at a time) */
@@ -268,6 +276,55 @@ static int team_on_host(gex_TM_t tm) {
         __atomic_store_n(&tm->_coll_on_host, v, __ATOMIC_RELAXED);
     }
     return v == 1;
+}
+
+/* ---- the same-host small reduction ----
+ * ReduceToAll and ReduceToOne of at most SHMRED_MAX bytes on the primordial team when
+ * every rank is on this host: the barrier of gasnete_barrier.c with data. Reduction r
+ * uses parity p = r % 2: each rank copies its input into its area's data[p], then adds
+ * one to count[p] in rank 0's area (release); the reduction is complete when count[p]
+ * reaches (r / 2 + 1) * N, and every rank then combines data[p] of ranks 0, 1, ..., N-1
+ * in that order (the tree's order, so every rank gets the same bits) into its result
+ * (ReduceToOne: the root only; the others still wait for completion). The reductions are
+ * taken one at a time in start order (rdone), so no rank arrives at r + 2 before every
+ * rank has arrived at r + 1, which each does only after reading r: data[p] is never
+ * rewritten before it has been read everywhere. Counts only grow. */
+#define SHMRED_MAX 256
+typedef struct {
+    uint64_t count[2][8]; /* rank 0's area: arrivals at reductions of each parity, ever (one line each) */
+    uint8_t data[2][SHMRED_MAX];
+} shm_red_t;
+_Static_assert(GASNETE_SHM_REDUCE_OFF + sizeof(shm_red_t) <= GASNETE_SHM_BARRIER_OFF, "collectives area layout");
+static uint32_t rstarted, rdone; /* same-host reductions started, completed (in order) by this process */
+
+static inline shm_red_t *shm_red(gex_Rank_t jobrank) {
+    return (shm_red_t *)(gasneti_pshm_coll_area(jobrank) + GASNETE_SHM_REDUCE_OFF);
+}
+
+static int shmred_step(collop_t *o) {
+    if (o->rseq != rdone) return 0; /* an earlier one is still in progress */
+    unsigned p = o->rseq % 2;
+    gex_Rank_t n = o->tm->_size;
+    uint64_t *count = &shm_red(0)->count[p][0];
+    if (!o->arrived) {
+        memcpy(shm_red(gasneti_mynode)->data[p], o->acc, o->acc_len);
+        __atomic_add_fetch(count, 1, __ATOMIC_RELEASE);
+        o->arrived = 1;
+    }
+    if (__atomic_load_n(count, __ATOMIC_ACQUIRE) < ((uint64_t)o->rseq / 2 + 1) * n) return 0;
+    if (o->kind == K_REDUCE_ALL || o->tm->_rank == o->root) {
+        uint8_t right[SHMRED_MAX];
+        memcpy(o->acc, shm_red(0)->data[p], o->acc_len);
+        for (gex_Rank_t r = 1; r < n; r++) { /* acc = acc (+) data of rank r */
+            memcpy(right, shm_red(r)->data[p], o->acc_len);
+            combine(o, o->acc, right);
+            memcpy(o->acc, right, o->acc_len);
+        }
+        memcpy(o->dst, o->acc, o->acc_len);
+    }
+    rdone++;
+    finish(o);
+    return 1;
 }
 
 /* The root: stages the pieces while slots are free. Returns 0 while waiting. */
@@ -441,6 +498,7 @@ static int step_root_receive(collop_t *o) {
 }
 
 static int step(collop_t *o) {
+    if (o->shmred) return shmred_step(o);
     if (o->phase == 0) return step_up(o);
     if (o->kind == K_REDUCE_ONE) return step_root_receive(o);
     return step_down(o);
@@ -572,6 +630,10 @@ static collop_t *reduce_op(gex_TM_t tm, int kind, gex_Rank_t root, void *dst, co
     o->dt = dt, o->dt_sz = dt_sz, o->dt_cnt = dt_cnt, o->op = op, o->fn = fn, o->cdata = cdata;
     o->acc_len = dt_sz * dt_cnt;
     o->acc = xdup(src, o->acc_len, call);
+    if (tm == gasneti_tm0 && tm->_size > 1 && o->acc_len <= SHMRED_MAX && team_on_host(tm)) {
+        o->shmred = 1; /* numbered here, in start order (the same on every rank) */
+        o->rseq = __atomic_fetch_add(&rstarted, 1, __ATOMIC_RELAXED);
+    }
     return o;
 }
 

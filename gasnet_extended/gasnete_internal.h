@@ -107,8 +107,10 @@ static inline const char *gasnete_dt_name(gex_DT_t dt) {
 }
 
 /* Layout of a process's collectives area (gasneti_pshm_coll_area): its first page holds the
- * shared-memory broadcast's slot headers (gasnete_coll.c), then, from this offset, the
- * same-host barrier's words (gasnete_barrier.c); the broadcast's slots follow the page. */
+ * shared-memory broadcast's slot headers (gasnete_coll.c), from GASNETE_SHM_REDUCE_OFF the
+ * same-host small reductions' words (gasnete_coll.c), from GASNETE_SHM_BARRIER_OFF the
+ * same-host barrier's (gasnete_barrier.c); the broadcast's slots follow the page. */
+#define GASNETE_SHM_REDUCE_OFF ((size_t)2048)
 #define GASNETE_SHM_BARRIER_OFF ((size_t)3072)
 
 /* collectives and teams (gasnete_coll.c, gasnete_team.c) */
