@@ -313,7 +313,7 @@ static int shmred_step(collop_t *o) {
     }
     if (__atomic_load_n(count, __ATOMIC_ACQUIRE) < ((uint64_t)o->rseq / 2 + 1) * n) return 0;
     if (o->kind == K_REDUCE_ALL || o->tm->_rank == o->root) {
-        uint8_t right[SHMRED_MAX];
+        _Alignas(16) uint8_t right[SHMRED_MAX]; /* combine() reads it as the element type */
         memcpy(o->acc, shm_red(0)->data[p], o->acc_len);
         for (gex_Rank_t r = 1; r < n; r++) { /* acc = acc (+) data of rank r */
             memcpy(right, shm_red(r)->data[p], o->acc_len);

@@ -6,13 +6,12 @@
  * matches an arrival against the receives of its own kind only (replies behind 16 posted
  * request receives on one communicator cost about 15% of the AM round trip). An AM is one
  * MPI message: a header, the arguments and (Medium, and Long up to INLINE_LONG bytes) the
- * payload. A bigger Long payload is a second message,
- * sent from the client's source buffer and received by an MPI_Irecv posted at the
- * destination address once its header has arrived (no copy on either side); its tag
- * names it (TAG_DATA + a per-peer, per-channel number), so the two messages pair up
- * whatever order MPI matches them in.
+ * payload. A bigger Long payload is a second message, sent from the client's source
+ * buffer and received by an MPI_Irecv posted at the destination address once its header
+ * has arrived (no copy on either side); its tag names it (TAG_DATA + a per-peer,
+ * per-channel number), so the two messages pair up whatever order MPI matches them in.
  *
- * Requests and replies are separate channels (tags TAG_REQ / TAG_REP), each with its own
+ * Requests and replies are separate channels (communicators, tags TAG_REQ / TAG_REP), each with its own
  * pool of RECVS pre-posted receive buffers of the largest message. Flow control:
  *   - a rank may have at most CREDITS requests to one peer that the peer has not yet
  *     taken from MPI; the peer returns credits in the header of any message it sends
