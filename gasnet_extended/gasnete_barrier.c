@@ -49,25 +49,11 @@ static barval_t merge(barval_t a, barval_t b) {
     return a;
 }
 
-/* ---- the same-host barrier ----
- * Barrier seq uses parity p = seq % 2. Each rank stores its (flags, id) in its own area's
- * val[p], then adds one to count[p] in rank 0's area (release). Barrier seq is complete
- * when count[p] reaches (seq / 2 + 1) * N: counts only grow, and no rank arrives at
- * seq + 2 before every rank arrived at seq (it must have completed seq + 1 first, which
- * needs our arrival there). A rank merges every val[p] as soon as it sees seq complete,
- * before it arrives at seq + 1, so no val[p] is rewritten (at seq + 2) before every rank
- * has read it. One barrier is in progress per rank at a time (the oldest started). */
-typedef struct {
-    uint64_t count[2][8]; /* rank 0's area: arrivals at barriers of each parity, ever (one line each) */
-    barval_t val[2];      /* every area: this rank's (flags, id) for its current barrier of each parity */
-} shm_bar_t;
-_Static_assert(sizeof(shm_bar_t) <= 256, "the same-host barrier fits its place in the collectives area");
-
-static int shm_on; /* decided at the first barrier (before any op exists): every rank is a neighbor */
-
-static inline shm_bar_t *shm_bar(gex_Rank_t jobrank) {
-    return (shm_bar_t *)(gasneti_pshm_coll_area(jobrank) + GASNETE_SHM_BARRIER_OFF);
-}
+/* ---- the same-host barrier: an exchange of (flags, id) (gasnete_internal.h). One
+ * barrier is in progress per rank at a time (the oldest started), and a rank merges every
+ * rank's pair as soon as it sees its barrier complete, as the exchange requires. */
+_Static_assert(sizeof(barval_t) == 8, "gasnete_coll.c's layout gives the barrier's exchange 8 bytes");
+static int shm_on; /* decided at the first barrier (before any op exists) */
 
 static int shm_decide(void) {
     const char *how = gasneti_getenv_dflt("GASNET_BARRIER", "PSHM"); /* NULL: unset */
@@ -75,25 +61,22 @@ static int shm_decide(void) {
         gasneti_fatalerror("GASNET_BARRIER=%s: the barriers here are PSHM (the default, when every rank is on this "
                            "host) and AMDISSEM",
                            how);
-    if ((how && strcasecmp(how, "PSHM")) || gasneti_nodes < 2 || gasneti_nbrhd_size != gasneti_nodes) return 0;
-    for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
-        if (!gasneti_pshm_coll_area(r)) return 0;
-    return 1;
+    return !(how && strcasecmp(how, "PSHM")) && gasneti_nodes > 1 && gasnete_coll_team_on_host(gasneti_tm0);
 }
 
 /* lock held: arrives at op's barrier (once), then returns whether it is complete; when it
  * is, op->acc holds every rank's (flags, id) merged */
 static int shm_step(barop_t *op) {
-    unsigned p = op->seq % 2;
-    uint64_t *count = &shm_bar(0)->count[p][0];
     if (!op->sent) {
-        shm_bar(gasneti_mynode)->val[p] = op->acc;
-        __atomic_add_fetch(count, 1, __ATOMIC_RELEASE);
+        gasnete_shmx_arrive(GASNETE_SHM_BARRIER_OFF, sizeof(barval_t), op->seq, &op->acc, sizeof(barval_t));
         op->sent = 1;
     }
-    if (__atomic_load_n(count, __ATOMIC_ACQUIRE) < ((uint64_t)op->seq / 2 + 1) * gasneti_nodes) return 0;
-    barval_t acc = shm_bar(0)->val[p];
-    for (gex_Rank_t r = 1; r < gasneti_nodes; r++) acc = merge(acc, shm_bar(r)->val[p]);
+    if (!gasnete_shmx_done(GASNETE_SHM_BARRIER_OFF, op->seq)) return 0;
+    barval_t acc, v;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
+        memcpy(&v, gasnete_shmx_data(GASNETE_SHM_BARRIER_OFF, sizeof(barval_t), op->seq, r), sizeof(v));
+        acc = r ? merge(acc, v) : v;
+    }
     op->acc = acc;
     op->round = nrounds;
     return 1;
@@ -178,6 +161,9 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
     if (nrounds < 0) {
         for (nrounds = 0; (1u << nrounds) < gasneti_nodes; nrounds++) {}
         shm_on = shm_decide();
+        if (gasneti_mynode == 0 && gasnett_verboseenv()) /* checked by tests/api/test_collpath.sh */
+            fprintf(stderr, "gasnet: the primordial team's barrier: %s\n",
+                    shm_on ? "shared memory (every rank on this host)" : "AM dissemination");
     }
     op->seq = next_seq++;
     *op_tail = op;

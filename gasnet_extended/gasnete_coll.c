@@ -245,8 +245,9 @@ typedef struct {
     char pad2[56];
 } shm_slot_t;
 _Static_assert(SHM_SLOTS_MAX * sizeof(shm_slot_t) <= GASNETE_SHM_REDUCE_OFF &&
-                   GASNETE_SHM_BARRIER_OFF + 256 <= SHM_HDR,
-               "collectives area layout");
+                   GASNETE_SHM_REDUCE_OFF + GASNETE_SHMX_BYTES(GASNETE_SHM_REDUCE_CAP) <= GASNETE_SHM_BARRIER_OFF &&
+                   GASNETE_SHM_BARRIER_OFF + GASNETE_SHMX_BYTES(8) <= SHM_HDR,
+               "collectives area layout (the barrier's exchange carries 8 bytes)");
 
 /* the root side's state, touched by progress only (one thread at a time) */
 static uint32_t shm_gen;                 /* generations handed out by this process */
@@ -265,9 +266,8 @@ static inline size_t shm_piece_len(const collop_t *o, size_t piece) {
 }
 static inline uint64_t shm_stamp(uint32_t gen, size_t piece) { return ((uint64_t)gen << 32 | piece) + 1; }
 
-/* Do all members of tm share this host's memory (so its broadcasts may go through it)?
- * Found once per team (membership never changes; a race only repeats the same answer). */
-static int team_on_host(gex_TM_t tm) {
+/* Found once per team (membership never changes; a race only repeats the same answer). */
+int gasnete_coll_team_on_host(gex_TM_t tm) {
     int v = __atomic_load_n(&tm->_coll_on_host, __ATOMIC_RELAXED);
     if (!v) {
         v = 1;
@@ -279,49 +279,35 @@ static int team_on_host(gex_TM_t tm) {
 }
 
 /* ---- the same-host small reduction ----
- * ReduceToAll and ReduceToOne of at most SHMRED_MAX bytes on the primordial team when
- * every rank is on this host: the barrier of gasnete_barrier.c with data. Reduction r
- * uses parity p = r % 2: each rank copies its input into its area's data[p], then adds
- * one to count[p] in rank 0's area (release); the reduction is complete when count[p]
- * reaches (r / 2 + 1) * N, and every rank then combines data[p] of ranks 0, 1, ..., N-1
- * in that order (the tree's order, so every rank gets the same bits) into its result
- * (ReduceToOne: the root only; the others still wait for completion). The reductions are
- * taken one at a time in start order (rdone), so no rank arrives at r + 2 before every
- * rank has arrived at r + 1, which each does only after reading r: data[p] is never
- * rewritten before it has been read everywhere. Counts only grow. */
-#define SHMRED_MAX 256
-typedef struct {
-    uint64_t count[2][8]; /* rank 0's area: arrivals at reductions of each parity, ever (one line each) */
-    uint8_t data[2][SHMRED_MAX];
-} shm_red_t;
-_Static_assert(GASNETE_SHM_REDUCE_OFF + sizeof(shm_red_t) <= GASNETE_SHM_BARRIER_OFF, "collectives area layout");
+ * ReduceToAll and ReduceToOne of at most GASNETE_SHM_REDUCE_CAP bytes on the primordial team
+ * when every rank is on this host: an exchange of the inputs (gasnete_internal.h), taken
+ * one at a time in start order (rdone). Once it is complete every rank (ReduceToOne: the
+ * root only; the others still wait for completion) combines the inputs of ranks 0, 1, ...,
+ * N-1 in that order, the tree's order, so every rank gets the same bits. */
 static uint32_t rstarted, rdone; /* same-host reductions started, completed (in order) by this process */
-
-static inline shm_red_t *shm_red(gex_Rank_t jobrank) {
-    return (shm_red_t *)(gasneti_pshm_coll_area(jobrank) + GASNETE_SHM_REDUCE_OFF);
-}
 
 static int shmred_step(collop_t *o) {
     if (o->rseq != rdone) return 0; /* an earlier one is still in progress */
-    unsigned p = o->rseq % 2;
-    gex_Rank_t n = o->tm->_size;
-    uint64_t *count = &shm_red(0)->count[p][0];
+    const size_t off = GASNETE_SHM_REDUCE_OFF, cap = GASNETE_SHM_REDUCE_CAP;
     if (!o->arrived) {
-        memcpy(shm_red(gasneti_mynode)->data[p], o->acc, o->acc_len);
-        __atomic_add_fetch(count, 1, __ATOMIC_RELEASE);
+        gasnete_shmx_arrive(off, cap, o->rseq, o->acc, o->acc_len);
         o->arrived = 1;
     }
-    if (__atomic_load_n(count, __ATOMIC_ACQUIRE) < ((uint64_t)o->rseq / 2 + 1) * n) return 0;
+    if (!gasnete_shmx_done(off, o->rseq)) return 0;
     if (o->kind == K_REDUCE_ALL || o->tm->_rank == o->root) {
-        _Alignas(16) uint8_t right[SHMRED_MAX]; /* combine() reads it as the element type */
-        memcpy(o->acc, shm_red(0)->data[p], o->acc_len);
-        for (gex_Rank_t r = 1; r < n; r++) { /* acc = acc (+) data of rank r */
-            memcpy(right, shm_red(r)->data[p], o->acc_len);
-            combine(o, o->acc, right);
-            memcpy(o->acc, right, o->acc_len);
+        _Alignas(16) uint8_t other[GASNETE_SHM_REDUCE_CAP]; /* combine() reads it as the element type */
+        uint8_t *acc = o->acc, *next = other; /* acc: ranks [0, r); combine() writes its right operand */
+        memcpy(acc, gasnete_shmx_data(off, cap, o->rseq, 0), o->acc_len);
+        for (gex_Rank_t r = 1; r < o->tm->_size; r++) {
+            memcpy(next, gasnete_shmx_data(off, cap, o->rseq, r), o->acc_len);
+            combine(o, acc, next); /* next = acc (+) data of rank r */
+            uint8_t *t = acc;
+            acc = next, next = t;
         }
-        memcpy(o->dst, o->acc, o->acc_len);
+        memcpy(o->dst, acc, o->acc_len);
     }
+    if (rdone == 0 && gasneti_mynode == 0 && gasnett_verboseenv()) /* checked by tests/api/test_collpath.sh */
+        fprintf(stderr, "gasnet: small reductions on the primordial team: shared memory\n");
     rdone++;
     finish(o);
     return 1;
@@ -598,7 +584,7 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
     o->dst = dst;
     o->src = src;
     o->nbytes = nbytes;
-    o->shm = nbytes >= SHM_MIN && team_on_host(tm);
+    o->shm = nbytes >= SHM_MIN && gasnete_coll_team_on_host(tm);
     return start(o);
 }
 
@@ -630,7 +616,7 @@ static collop_t *reduce_op(gex_TM_t tm, int kind, gex_Rank_t root, void *dst, co
     o->dt = dt, o->dt_sz = dt_sz, o->dt_cnt = dt_cnt, o->op = op, o->fn = fn, o->cdata = cdata;
     o->acc_len = dt_sz * dt_cnt;
     o->acc = xdup(src, o->acc_len, call);
-    if (tm == gasneti_tm0 && tm->_size > 1 && o->acc_len <= SHMRED_MAX && team_on_host(tm)) {
+    if (tm == gasneti_tm0 && tm->_size > 1 && o->acc_len <= GASNETE_SHM_REDUCE_CAP && gasnete_coll_team_on_host(tm)) {
         o->shmred = 1; /* numbered here, in start order (the same on every rank) */
         o->rseq = __atomic_fetch_add(&rstarted, 1, __ATOMIC_RELAXED);
     }

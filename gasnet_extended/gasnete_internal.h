@@ -5,6 +5,8 @@
 
 #include "conduit_contract.h"
 
+#include <string.h>
+
 /* Events. A root event (what an NB call or gex_NBI_EndAccessRegion returns) counts the
  * operations it stands for in `pending`. It may own one local-completion leaf: an NB put
  * made with lc_opt=&event or GEX_FLAG_ENABLE_LEAF_LC, and every access region (the LC of
@@ -108,10 +110,40 @@ static inline const char *gasnete_dt_name(gex_DT_t dt) {
 
 /* Layout of a process's collectives area (gasneti_pshm_coll_area): its first page holds the
  * shared-memory broadcast's slot headers (gasnete_coll.c), from GASNETE_SHM_REDUCE_OFF the
- * same-host small reductions' words (gasnete_coll.c), from GASNETE_SHM_BARRIER_OFF the
- * same-host barrier's (gasnete_barrier.c); the broadcast's slots follow the page. */
+ * exchange words of the same-host small reductions (gasnete_coll.c), from
+ * GASNETE_SHM_BARRIER_OFF those of the same-host barrier (gasnete_barrier.c); the
+ * broadcast's slots follow the page. */
 #define GASNETE_SHM_REDUCE_OFF ((size_t)2048)
+#define GASNETE_SHM_REDUCE_CAP ((size_t)256) /* bytes a rank brings to one reduction, at most */
 #define GASNETE_SHM_BARRIER_OFF ((size_t)3072)
+
+/* Do all members of tm share this host's memory (every one has a collectives area here)?
+ * Found once per team (gasnete_coll.c). */
+extern int gasnete_coll_team_on_host(gex_TM_t tm);
+
+/* ---- the same-host exchange: the primordial team's barrier and small reductions when
+ * every rank is on this host. A user owns GASNETE_SHMX_BYTES(cap) bytes at `off` of every
+ * collectives area: two arrival counts (in rank 0's area), then two data places of cap
+ * bytes (in every area). Exchange s uses parity p = s % 2: a rank copies its data into its
+ * own data[p], then adds one to count[p] (release); s is complete when count[p] reaches
+ * (s / 2 + 1) * N, and each rank may then read every rank's data[p]. Counts only grow.
+ * The user takes its exchanges one at a time, in the same order on every rank, and reads
+ * exchange s before it arrives at s + 1; then no rank arrives at s + 2 (rewriting data[p])
+ * before every rank has read s, since s + 1 cannot complete without every arrival. ---- */
+#define GASNETE_SHMX_BYTES(cap) (128 + 2 * (size_t)(cap))
+static inline uint64_t *gasnete_shmx_count(size_t off, uint32_t s) {
+    return (uint64_t *)(gasneti_pshm_coll_area(0) + off + 64 * (s % 2));
+}
+static inline const uint8_t *gasnete_shmx_data(size_t off, size_t cap, uint32_t s, gex_Rank_t r) {
+    return gasneti_pshm_coll_area(r) + off + 128 + (s % 2) * cap;
+}
+static inline void gasnete_shmx_arrive(size_t off, size_t cap, uint32_t s, const void *data, size_t len) {
+    memcpy((uint8_t *)gasnete_shmx_data(off, cap, s, gasneti_mynode), data, len);
+    __atomic_add_fetch(gasnete_shmx_count(off, s), 1, __ATOMIC_RELEASE);
+}
+static inline int gasnete_shmx_done(size_t off, uint32_t s) {
+    return __atomic_load_n(gasnete_shmx_count(off, s), __ATOMIC_ACQUIRE) >= ((uint64_t)s / 2 + 1) * gasneti_nodes;
+}
 
 /* collectives and teams (gasnete_coll.c, gasnete_team.c) */
 extern void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t team, gex_AM_Arg_t seq,

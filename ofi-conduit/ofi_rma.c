@@ -22,15 +22,14 @@
  * same way, each piece's completion handed to ofi_am.c, which then sends the AM.
  *
  * Remote atomics (gasnetc_amo_domain, gasnetc_amo; GASNETC_NATIVE_AMO): fi_fetch_atomicmsg
- * or fi_compare_atomicmsg on the same registered segment, for an
- * atomic domain whose every (operation, type) the provider reports valid
- * (fi_query_atomic), when the provider has FI_ATOMIC, native RMA is on and
- * gasnetc_ofi_atomics_wanted (GASNET_OFI_ATOMICS). Such a domain sends every operation
- * through the network, those on this process's own and its neighbors' segments included (loopback), so that
- * all are performed by the same agent. GEX ops map to FI_SUM (ADD; SUB, INC, DEC with a
- * negated or constant operand), FI_PROD, FI_MIN, FI_MAX, FI_BAND, FI_BOR, FI_BXOR,
- * FI_ATOMIC_WRITE (SET; SWAP when fetching), FI_ATOMIC_READ (GET) and FI_CSWAP (CAS and
- * FCAS). Every operation fetches, the non-fetching ones into the operation's bounce: the
+ * or fi_compare_atomicmsg on the same registered segment, for an atomic domain whose every
+ * (operation, type) the provider reports valid (fi_query_atomic), when the provider has
+ * FI_ATOMIC, native RMA is on and gasnetc_ofi_atomics_wanted (GASNET_OFI_ATOMICS). Such a
+ * domain sends every operation through the network, those on this process's own and its
+ * neighbors' segments included (loopback), so that all are performed by the same agent.
+ * GEX ops map to FI_SUM (ADD; SUB, INC, DEC with a negated or constant operand), FI_PROD,
+ * FI_MIN, FI_MAX, FI_BAND, FI_BOR, FI_BXOR, FI_ATOMIC_WRITE (SET; SWAP when fetching),
+ * FI_ATOMIC_READ (GET) and FI_CSWAP (CAS and FCAS). Every operation fetches, the non-fetching ones into the operation's bounce: the
  * completion of a fetch means the operation was performed at the target, which is when
  * the remote-completion counter is signalled (fi_atomic with FI_DELIVERY_COMPLETE would
  * mean the same, but libfabric 1.17's shm crashes or stalls in fi_cq_read with it when
