@@ -64,6 +64,25 @@ static int atomics_default(void) {
 }
 int gasnetc_ofi_atomics_wanted(void) { return gasneti_getenv_yesno("GASNET_OFI_ATOMICS", atomics_default()); }
 
+/* Two of libfabric's defaults, read once when the library initializes (at the first
+ * fi_getinfo), that fail jobs on verbs;ofi_rxm (found on soft-RoCE, docs/ofi-conduit.md);
+ * either one the user sets is kept:
+ * - FI_UNIVERSE_SIZE (the peers to plan for, default 256): ofi_rxm over verbs sizes a
+ *   completion queue by it, (128 + 128) x 256 entries, more than soft-RoCE's 32767, and
+ *   fi_enable fails. We set the job's endpoint count when it is smaller, never more.
+ * - FI_MR_CACHE_MAX_COUNT: with the registration cache, overlapping registrations alive
+ *   together (two transfers from one buffer, two small buffers on one page) get one key,
+ *   and ofi_rxm with FI_ATOMIC refuses the second (-FI_ENOKEY). 0 turns the cache off:
+ *   each registration is the provider's own, which is what FI_MR_LOCAL transfers of
+ *   buffers out of the segment assume (ofi_rma.c); in-segment ones use the segment's. */
+static void library_defaults(void) {
+    char n[24];
+    size_t eps = 2 * (size_t)gasneti_nodes; /* at most two endpoints per rank */
+    snprintf(n, sizeof(n), "%zu", eps);
+    if (eps < 256) setenv("FI_UNIVERSE_SIZE", n, 0);
+    setenv("FI_MR_CACHE_MAX_COUNT", "0", 0);
+}
+
 /* fi_getinfo for hints; ENODATA: none */
 static int query(struct fi_info *hints, struct fi_info **list) {
     return fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, list);
@@ -76,6 +95,7 @@ static int query(struct fi_info *hints, struct fi_info **list) {
  * trip here, against 40 us when our polls drive it; gasnetc_ofi_push then). Asked
  * afterwards so that neither changes which provider is chosen. */
 static struct fi_info *select_provider(int *noffers) {
+    library_defaults();
     struct fi_info *hints = fi_allocinfo(), *list = NULL;
     if (!hints) gasneti_fatalerror("ofi-conduit: fi_allocinfo: out of memory");
     hints->ep_attr->type = FI_EP_RDM;
@@ -215,16 +235,22 @@ static void say_provider(int noffers) {
             gasnetc_ofi_mr_local ? ", local buffers registered (FI_MR_LOCAL)" : "");
 }
 
-struct fid_mr *gasnetc_ofi_reg_local(void *buf, size_t len, const char *what) {
+int gasnetc_ofi_try_reg_local(void *buf, size_t len, struct fid_mr **m) {
     /* keys of our choosing (without FI_MR_PROV_KEY) must differ from the segment's
      * (rank + 1, ofi_rma.c) and from each other within the domain */
     static uint64_t next_key = (uint64_t)1 << 40;
-    struct fid_mr *m = NULL;
-    int rc = fi_mr_reg(gasnetc_ofi_domain, buf, len ? len : 1, FI_SEND | FI_RECV | FI_READ | FI_WRITE, 0,
-                       __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED), 0, &m, NULL);
+    *m = NULL;
+    return fi_mr_reg(gasnetc_ofi_domain, buf, len ? len : 1, FI_SEND | FI_RECV | FI_READ | FI_WRITE, 0,
+                     __atomic_fetch_add(&next_key, 1, __ATOMIC_RELAXED), 0, m, NULL);
+}
+
+struct fid_mr *gasnetc_ofi_reg_local(void *buf, size_t len, const char *what) {
+    struct fid_mr *m;
+    int rc = gasnetc_ofi_try_reg_local(buf, len, &m);
     if (rc) {
-        char call[96];
-        snprintf(call, sizeof(call), "fi_mr_reg (%s, %zu bytes, FI_MR_LOCAL)", what, len);
+        char call[160];
+        snprintf(call, sizeof(call), "fi_mr_reg (%s, %zu bytes, FI_MR_LOCAL%s)", what, len,
+                 rc == -FI_ENOKEY ? "; with libfabric's registration cache on, FI_MR_CACHE_MAX_COUNT=0 may help" : "");
         gasnetc_ofi_fail(call, rc, -1);
     }
     return m;

@@ -73,6 +73,8 @@ extern int gasnetc_ofi_verbose;
 /* register [buf, buf+len) for local use by send, receive, RMA and atomics (what: for the
  * error report); fi_close it when done */
 extern struct fid_mr *gasnetc_ofi_reg_local(void *buf, size_t len, const char *what);
+/* the same, the error returned (0: done) rather than fatal */
+extern int gasnetc_ofi_try_reg_local(void *buf, size_t len, struct fid_mr **m);
 
 /* A libfabric call failed: print the call, fi_strerror's text, the peer (rank and host,
  * peer < 0: none) and the provider, and end the job. */

@@ -8,9 +8,10 @@
  * modes handled: FI_MR_VIRT_ADDR (remote address = virtual address, else the offset in
  * the segment), FI_MR_PROV_KEY (the key the provider gives, else ours), FI_MR_ALLOCATED,
  * FI_MR_LOCAL (gasnetc_ofi_mr_local: the segment's registration serves local buffers in
- * it; one out of it is registered for the operation, local_desc; an atomic's operands and
- * fetched value go through the op itself, registered once); providers needing
- * FI_MR_ENDPOINT are not chosen (ofi_init.c). A put asks for delivery
+ * it; one out of it is registered for the operation, or copied when it cannot be,
+ * local_desc; an atomic's operands and fetched value go through the op itself,
+ * registered once); providers needing FI_MR_ENDPOINT are not chosen (ofi_init.c). A put
+ * asks for delivery
  * completion (FI_DELIVERY_COMPLETE): its completion means the data is in place at the
  * target, which is when the remote-completion counter is signalled; the source may be
  * reused then too. Transfers above the provider's max_msg_size go in pieces.
@@ -61,9 +62,11 @@ typedef struct rma_op_s { /* one fi_write/fi_read in flight */
     uint64_t operand[2], bounce; /* atomics: operands, a non-fetching CAS's old value */
     /* FI_MR_LOCAL: the registration of this op's local buffer when it is out of the
      * segment (closed at completion); of the op itself (operands and bounce, for its
-     * life); where a fetched value goes from the bounce at completion */
+     * life); a copy of the local buffer when it could not be registered (freed at
+     * completion); where fetched or read data goes at completion, from copy_from */
     struct fid_mr *tmp, *self;
-    void *copy_to;
+    void *copy, *copy_to;
+    const void *copy_from;
     size_t copy_len;
 } rma_op_t;
 
@@ -73,7 +76,7 @@ static int virt_addr;
 static size_t max_piece;
 static rma_op_t *free_ops;
 static size_t long_min; /* Longs of this many bytes or more may go by fi_write; 0: none */
-static size_t tmp_made, tmp_closed; /* FI_MR_LOCAL: registrations for one transfer (lock held) */
+static size_t tmp_made, tmp_closed, tmp_copied; /* FI_MR_LOCAL: registrations for one transfer (lock held) */
 
 /* [p, p+n) within a registered segment */
 static inline int in_seg(const seginfo_t *sg, const void *p, size_t n) {
@@ -94,19 +97,31 @@ static rma_op_t *op_get(void) {
     return o;
 }
 
-/* lock held, FI_MR_LOCAL: the descriptor of a local buffer of n bytes: the segment's, or
- * a registration of its own for this op (o->tmp) */
-static void *local_desc(rma_op_t *o, void *buf, size_t n) {
-    if (in_seg(&segs[gasneti_mynode], buf, n)) return fi_mr_desc(mr);
-    o->tmp = gasnetc_ofi_reg_local(buf, n, "a local buffer out of the segment");
+/* lock held, FI_MR_LOCAL: the descriptor of the local buffer *buf of n bytes: the
+ * segment's, or a registration of its own for this op (o->tmp). A buffer that cannot be
+ * registered (verbs registers for local write, so a put's source in read-only memory
+ * fails with -FI_EFAULT) goes through a copy of ours, registered instead: *buf becomes
+ * the copy, filled now for a write, copied out at completion for a read. */
+static void *local_desc(rma_op_t *o, void **buf, size_t n, int write) {
+    if (in_seg(&segs[gasneti_mynode], *buf, n)) return fi_mr_desc(mr);
     tmp_made++;
+    if (gasnetc_ofi_try_reg_local(*buf, n, &o->tmp) == 0) return fi_mr_desc(o->tmp);
+    o->copy = malloc(n ? n : 1);
+    if (!o->copy) gasneti_fatalerror("ofi-conduit: out of memory for a copy of %zu bytes (FI_MR_LOCAL)", n);
+    if (write) memcpy(o->copy, *buf, n);
+    else o->copy_to = *buf, o->copy_from = o->copy, o->copy_len = n;
+    *buf = o->copy;
+    tmp_copied++;
+    o->tmp = gasnetc_ofi_reg_local(o->copy, n, "a copy of a local buffer that could not be registered");
     return fi_mr_desc(o->tmp);
 }
 
 /* lock held: the op is done with (completed, or not issued) */
 static void op_put(rma_op_t *o) {
     if (o->tmp) fi_close(&o->tmp->fid), tmp_closed++;
+    free(o->copy);
     o->tmp = NULL;
+    o->copy = NULL;
     o->next_free = free_ops;
     free_ops = o;
 }
@@ -140,7 +155,7 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
 void gasnetc_ofi_rma_done(void *context) {
     rma_op_t *o = context;
     void *am = o->am;
-    if (o->copy_to) memcpy(o->copy_to, &o->bounce, o->copy_len);
+    if (o->copy_to) memcpy(o->copy_to, o->copy_from, o->copy_len);
     if (o->lc) gasneti_counter_done(o->lc);
     if (o->rc) gasneti_counter_done(o->rc);
     op_put(o);
@@ -187,15 +202,18 @@ static inline uint64_t remote_addr(gex_Rank_t jr, void *x) {
 typedef struct {
     int write;
     void *am;
+    void *local; /* the caller's buffer: iov's, unless local_desc copies it (per attempt) */
     void *desc;
+    struct iovec iov;
     struct fi_msg_rma msg;
 } rma_args_t;
 
 static ssize_t start_rma(rma_op_t *o, void *arg) {
     rma_args_t *a = arg;
     o->am = a->am;
+    a->iov.iov_base = a->local;
     if (gasnetc_ofi_mr_local) {
-        a->desc = local_desc(o, a->msg.msg_iov[0].iov_base, a->msg.msg_iov[0].iov_len);
+        a->desc = local_desc(o, &a->iov.iov_base, a->iov.iov_len, a->write);
         a->msg.desc = &a->desc;
     }
     a->msg.context = &o->ctx;
@@ -206,13 +224,14 @@ static ssize_t start_rma(rma_op_t *o, void *arg) {
 /* one piece: fi_writemsg or fi_readmsg (see post) */
 static int issue(int write, gex_Rank_t jr, void *local, uint64_t raddr, size_t n, gasneti_counter_t *lc,
                  gasneti_counter_t *rc, void *am, gex_Flags_t flags) {
-    struct iovec iov = {local, n};
     struct fi_rma_iov riov = {raddr, n, segs[jr].key};
     rma_args_t a;
     memset(&a, 0, sizeof(a));
     a.write = write;
     a.am = am;
-    a.msg.msg_iov = &iov;
+    a.local = local;
+    a.iov.iov_len = n;
+    a.msg.msg_iov = &a.iov;
     a.msg.iov_count = 1;
     a.msg.addr = GASNETC_OFI_PEER(jr, GASNETC_CH_REQ);
     a.msg.rma_iov = &riov;
@@ -388,6 +407,7 @@ static ssize_t start_amo(rma_op_t *o, void *arg) {
         d = &desc;
         res.addr = &o->bounce;
         o->copy_to = a->result;
+        o->copy_from = &o->bounce;
         o->copy_len = a->size;
     }
     a->msg.msg_iov = &buf;
@@ -422,10 +442,10 @@ int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *
 
 void gasnetc_ofi_rma_say_regs(void) {
     OFI_LOCK();
-    size_t made = tmp_made, held = tmp_made - tmp_closed;
+    size_t made = tmp_made, held = tmp_made - tmp_closed, copied = tmp_copied;
     OFI_UNLOCK();
     fprintf(stderr, "ofi-conduit: rank %u registered %zu local buffer(s) out of the segment for one transfer each "
-            "(FI_MR_LOCAL), %zu still held\n", (unsigned)gasneti_mynode, made, held);
+            "(FI_MR_LOCAL), %zu of them through a copy, %zu still held\n", (unsigned)gasneti_mynode, made, copied, held);
 }
 
 void gasnetc_ofi_rma_fini(void) {

@@ -1,10 +1,12 @@
 /* tests/api/test_rma.c: gex_RMA_{Put,Get}{Blocking,NB,NBI} from 1 byte to 8 MiB (powers of
  * two and odd sizes) at unaligned offsets, every lc_opt, local buffers inside and outside
- * the segment, guard bytes around every transfer, gex_Event_{Test,Wait}{,All,Some},
- * gex_NBI_{Test,Wait} by category, and a sweep of every neighbor's whole segment.
+ * the segment (and read-only ones for puts), guard bytes around every transfer,
+ * gex_Event_{Test,Wait}{,All,Some}, gex_NBI_{Test,Wait} by category, and a sweep of every
+ * neighbor's whole segment.
  * Layer: tests (public API only).  Run with 1, 2, 4 ranks, and again with
  * GASNET_RMA_NBRHD_BYPASS=0 (the AM-based reference protocol). */
 #include "test_util.h"
+#include <sys/mman.h>
 
 #define MAXSZ_DEFAULT ((size_t)8 << 20)
 #define SEG_CAP ((uintptr_t)64 << 20)
@@ -360,6 +362,42 @@ static void test_sweep(void) {
     test_barrier();
 }
 
+/* Puts whose source is read-only memory out of the segment (a const table): a conduit
+ * that registers local buffers for the network (ofi on verbs, FI_MR_LOCAL) cannot
+ * register such pages for local write and must still send them. */
+static void test_readonly(void) {
+    size_t n = maxsz < ((size_t)256 << 10) ? maxsz : (size_t)256 << 10;
+    size_t len = (n + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE;
+    uint8_t *ro = (uint8_t *)mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(ro != MAP_FAILED);
+    const uint64_t seed = seedP(test_rank, right, n, 13);
+    test_pat_fill(ro, n, seed);
+    CHECK_EQ(mprotect(ro, len, PROT_READ), 0);
+    static const size_t sizes[] = { 8, 4096, 0 /* n */ };
+    uint8_t *dst = kind_base(KIND_RIGHT) + 64;
+    for (int i = 0; i < 3; i++) {
+        size_t s = sizes[i] ? sizes[i] : n;
+        for (int v = 0; v < 3; v++) {
+            memset(heapD, 0, s);
+            CHECK_EQ(gex_RMA_PutBlocking(test_tm, right, dst, heapD, s, 0), 0); /* clear */
+            if (v == 0) {
+                CHECK_EQ(gex_RMA_PutBlocking(test_tm, right, dst, ro, s, 0), 0);
+            } else if (v == 1) {
+                wait_event_polling(gex_RMA_PutNB(test_tm, right, dst, ro, s, GEX_EVENT_DEFER, 0), "PutNB read-only");
+            } else {
+                CHECK_EQ(gex_RMA_PutNBI(test_tm, right, dst, ro, s, GEX_EVENT_DEFER, 0), 0);
+                nbi_wait_polling(GEX_EC_PUT, "PutNBI read-only");
+            }
+            CHECK_EQ(gex_RMA_GetBlocking(test_tm, heapD, right, dst, s, 0), 0);
+            CHECK_PAT(heapD, s, seed, "%s of %zu bytes from read-only memory to rank %u", put_name[v == 0 ? 0 : v == 1 ? 2 : 5],
+                      s, (unsigned)right);
+            n_xfers += 3;
+        }
+    }
+    CHECK_EQ(munmap(ro, len), 0);
+    test_barrier();
+}
+
 int main(int argc, char **argv) {
     test_init("test_rma", &argc, &argv);
     right = (test_rank + 1) % test_size;
@@ -400,6 +438,7 @@ int main(int argc, char **argv) {
     test_events();
     test_barrier();
     test_sweep();
+    test_readonly(); /* after the sweep: it writes into the right neighbor's region B */
 
     const char *bypass = getenv("GASNET_RMA_NBRHD_BYPASS");
     test_finish("%ld transfers of 1..%zu bytes, segment %llu bytes, sweep of %llu bytes, GASNET_RMA_NBRHD_BYPASS=%s",

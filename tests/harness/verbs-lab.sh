@@ -1,0 +1,130 @@
+#!/bin/bash
+# tests/harness/verbs-lab.sh: a real verbs stack without RDMA hardware, for testing
+# ofi-conduit on a provider that requires local registration (FI_MR_LOCAL): Debian's own
+# kernel, whose rdma_rxe module is soft-RoCE, booted under qemu in software emulation (no
+# KVM needed), from a small initramfs (static busybox and the kernel modules) that brings
+# up rxe0 on a dummy interface and then runs a script chrooted into this host's root,
+# shared read-only over 9p: the build tree, libfabric and rdma-core are the host's own.
+#
+#   verbs-lab.sh prepare DIR        once: install what is missing (apt, as root), fetch
+#                                   and unpack the kernel package, build DIR/initramfs
+#   verbs-lab.sh run DIR CMD [ARG]  boot, run CMD ARG... in the host's root (cwd /run, a
+#                                   tmpfs; TMPDIR=/run); exit status: CMD's, 1 if the
+#                                   guest never reported one
+#
+# Exit status 77 from either: the lab cannot be made on this machine (no apt archive, no
+# kernel package, not root), which callers report as a skip naming the reason. Timings
+# inside are those of an emulated CPU (about 10x slower): correctness only.
+set -euo pipefail
+
+die77() { echo "verbs-lab: $*" >&2; exit 77; }
+
+prepare() {
+    local dir=$1
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    # made again when this script changes (the stamp), the kernel package kept for that
+    local stamp
+    stamp=$(cksum < "$0")
+    [ -s "$dir/initramfs.cpio" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ] && return 0
+    local pkgs="qemu-system-x86 busybox-static kmod cpio iproute2 ibverbs-providers rdma-core"
+    local missing=""
+    for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+    if [ -n "$missing" ]; then
+        [ "$(id -u)" = 0 ] || die77 "packages missing ($missing) and not root to install them"
+        export DEBIAN_FRONTEND=noninteractive
+        { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } >/dev/null 2>&1 ||
+            die77 "apt-get could not install$missing"
+    fi
+    # the kernel: the one linux-image-amd64 names, downloaded and unpacked, not installed
+    local kpkg
+    kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
+    [ -n "$kpkg" ] || die77 "apt knows no linux-image-amd64 (no Debian archive?)"
+    rm -rf "$dir/kpkg" "$dir/root"
+    mkdir -p "$dir/kpkg" "$dir/root"
+    ls "$dir/${kpkg}"_*.deb >/dev/null 2>&1 || (cd "$dir" && apt-get download "$kpkg" >/dev/null 2>&1) ||
+        die77 "apt-get download $kpkg failed"
+    dpkg -x "$dir/${kpkg}"_*.deb "$dir/kpkg"
+    local kver
+    kver=$(ls "$dir/kpkg/lib/modules" | head -1)
+    depmod -b "$dir/kpkg" "$kver"
+    cp "$dir/kpkg/boot/vmlinuz-$kver" "$dir/vmlinuz.new"
+    # the modules to load, in dependency order (builtins are not listed)
+    local r=$dir/root order
+    order=$(modprobe -d "$dir/kpkg" -S "$kver" -a --show-depends \
+        crc32_generic rdma_rxe rdma_ucm dummy virtio_pci 9pnet_virtio 9p | awk '$1 == "insmod" {print $2}')
+    mkdir -p "$r"/{bin,proc,sys,dev,host,mods}
+    cp /bin/busybox "$r/bin/busybox"
+    local i=0 m
+    : > "$r/mods/order"
+    for m in $order; do
+        case " $(cat "$r/mods/order") " in *" $(basename "$m") "*) continue ;; esac
+        cp "$m" "$r/mods/"
+        echo "$(basename "$m")" >> "$r/mods/order"
+        i=$((i + 1))
+    done
+    cat > "$r/init" <<'EOF'
+#!/bin/busybox sh
+# PID 1: load soft-RoCE, mount the host's root, run the command in it, report, power off
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
+for m in $(cat /mods/order); do insmod /mods/$m 2>/dev/null; done
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro hostroot /host || { echo "LAB-RC=1 (no 9p)"; poweroff -f; }
+mount -t proc proc /host/proc; mount -t sysfs sysfs /host/sys; mount -t devtmpfs devtmpfs /host/dev
+mkdir -p /host/dev/shm; mount -t tmpfs tmpfs /host/run; mount -t tmpfs tmpfs /host/dev/shm
+labdir=$(sed -n 's/.*labdir=\([^ ]*\).*/\1/p' /proc/cmdline)
+chroot /host /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/run TMPDIR=/run /bin/sh "$labdir/guest.sh"
+echo "LAB-RC=$?"
+poweroff -f
+EOF
+    chmod +x "$r/init"
+    (cd "$r" && find . | cpio -o -H newc --quiet) > "$dir/initramfs.cpio.new"
+    rm -rf "$dir/kpkg" "$r"
+    mv "$dir/vmlinuz.new" "$dir/vmlinuz"
+    mv "$dir/initramfs.cpio.new" "$dir/initramfs.cpio"
+    echo "$stamp" > "$dir/stamp"
+    echo "verbs-lab: prepared in $dir (kernel $kver, $i modules)"
+}
+
+run() {
+    local dir=$1
+    shift
+    dir=$(cd "$dir" && pwd)
+    [ -s "$dir/initramfs.cpio" ] || die77 "not prepared in $dir (verbs-lab.sh prepare $dir)"
+    command -v qemu-system-x86_64 >/dev/null || die77 "no qemu-system-x86_64"
+    # the guest's script (host root is read-only there, so it is written here first): rxe0,
+    # then the command with its arguments and the caller's GASNET_*/FI_* environment
+    {
+        echo 'ip link set lo up && ip link set dummy0 up && ip addr add 192.0.2.1/24 dev dummy0 &&'
+        echo '    rdma link add rxe0 type rxe netdev dummy0 || { echo "verbs-lab: no rxe0"; exit 1; }'
+        echo 'cd /run'
+        env | grep -E '^(GASNET|FI_)[A-Za-z0-9_]*=' | sed "s/'/'\\\\''/g; s/^\([^=]*\)=\(.*\)$/export \1='\2'/" || true
+        printf 'exec'
+        printf " '%s'" "${@//\'/\'\\\'\'}"
+        echo
+    } > "$dir/guest.sh"
+    local log=$dir/console.log
+    # 2 vCPUs: two busy-polling processes on one take milliseconds per message
+    timeout "${VERBS_LAB_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
+        -M q35 -nodefaults -no-user-config -nographic -serial stdio -nic none -no-reboot \
+        -kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio" \
+        -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+        -append "console=ttyS0 panic=-1 loglevel=3 quiet labdir=$dir" < /dev/null > "$log" 2>&1 || true
+    # the guest's output, without the firmware's screen controls and banner
+    tr -d '\r' < "$log" | sed 's/\x1bc//g; s/\x1b\[[0-9;?]*[a-zA-Z]//g; s/^Booting from ROM\.*//' | sed -n '/LAB-RC=/q; /^\[ *[0-9.]*\]/d; p' |
+        grep -v '^SeaBIOS\|^$' || true
+    local rc
+    rc=$(tr -d '\r' < "$log" | sed -n 's/^LAB-RC=\([0-9]*\).*/\1/p' | tail -1)
+    [ -n "$rc" ] || { echo "verbs-lab: the guest reported no exit status (console in $log)" >&2; return 1; }
+    return "$rc"
+}
+
+case "${1:-}" in
+prepare) prepare "$2" ;;
+run) run "${@:2}" ;;
+*)
+    echo "usage: $0 prepare DIR | run DIR CMD [ARG...]" >&2
+    exit 2
+    ;;
+esac
