@@ -11,10 +11,10 @@
  * it; one out of it is registered for the operation, or copied when it cannot be,
  * local_desc; an atomic's operands and fetched value go through the op itself,
  * registered once); providers needing FI_MR_ENDPOINT are not chosen (ofi_init.c). A put
- * asks for delivery
- * completion (FI_DELIVERY_COMPLETE): its completion means the data is in place at the
- * target, which is when the remote-completion counter is signalled; the source may be
- * reused then too. Transfers above the provider's max_msg_size go in pieces.
+ * asks for delivery completion (FI_DELIVERY_COMPLETE): its completion means the data is
+ * in place at the target, which is when the remote-completion counter is signalled; the
+ * source may be reused then too. Transfers above the provider's max_msg_size go in
+ * pieces.
  * Completions arrive in the one completion queue, polled by ofi_am.c, which hands them to
  * gasnetc_ofi_rma_done.
  *

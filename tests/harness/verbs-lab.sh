@@ -27,7 +27,7 @@ prepare() {
     local stamp
     stamp=$(cksum < "$0")
     [ -s "$dir/initramfs.cpio" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$stamp" ] && return 0
-    local pkgs="qemu-system-x86 busybox-static kmod cpio iproute2 ibverbs-providers rdma-core"
+    local pkgs="qemu-system-x86 busybox-static kmod cpio iproute2 ibverbs-providers"
     local missing=""
     for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
     if [ -n "$missing" ]; then
@@ -39,6 +39,10 @@ prepare() {
     # the kernel: the one linux-image-amd64 names, downloaded and unpacked, not installed
     local kpkg
     kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
+    if [ -z "$kpkg" ] && [ "$(id -u)" = 0 ]; then # no package lists yet
+        apt-get update -qq >/dev/null 2>&1 || true
+        kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/{print $2; exit}')
+    fi
     [ -n "$kpkg" ] || die77 "apt knows no linux-image-amd64 (no Debian archive?)"
     rm -rf "$dir/kpkg" "$dir/root"
     mkdir -p "$dir/kpkg" "$dir/root"
