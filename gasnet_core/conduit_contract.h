@@ -127,9 +127,12 @@ extern void gasnetc_network_fini(void);
  * Local completion: if lc is NULL, the source may be reused when this returns;
  * otherwise the conduit calls gasneti_counter_done(lc) exactly once when it may be
  * (possibly before returning). The core increments lc before the call.
- * Resources: if none are free, poll (gasnetc_poll, and only replies when msg->is_req
- * is 0, so a reply can always make progress) until there are; with GEX_FLAG_IMMEDIATE
- * in msg->flags return GASNETI_AM_WOULD_BLOCK instead, having sent nothing.
+ * Resources: if none are free, call gasneti_wait_for_room(msg->is_req) until there are
+ * (it polls, only replies when msg->is_req is 0 or inside a handler, so a reply can
+ * always make progress, and its empty polls back off as gasnet_AMPoll's do); any other
+ * waiting loop of the conduit passes what each of its polls found to
+ * gasneti_poll_backoff. With GEX_FLAG_IMMEDIATE in msg->flags return
+ * GASNETI_AM_WOULD_BLOCK instead, having sent nothing.
  * Returns GASNET_OK or GASNETI_AM_WOULD_BLOCK. Every AM is delivered exactly once. */
 extern int gasnetc_am_send(const gasneti_am_msg_t *msg, gasneti_counter_t *lc);
 

@@ -207,7 +207,12 @@ extern uint64_t gasneti_physmem(void);
 
 /* ---- progress and exit ---- */
 extern unsigned gasneti_idle_polls_before_yield;
-extern void gasneti_poll_replies(void); /* replies only: safe while sending a reply */
+extern int gasneti_poll_replies(void); /* replies only: safe while sending a reply */
+/* A poll found n things to do: none, a spin hint, and after a run of empty polls the
+ * CPU given up (gasneti_AMPoll's policy, for a conduit's own waiting loops) */
+extern void gasneti_poll_backoff(int n);
+/* Waiting for room to send a message (is_req: a request), gasneti_am.c */
+extern void gasneti_wait_for_room(int is_req);
 extern void gasneti_exit_init(void);
 extern void gasneti_maybe_backtrace(void); /* GASNET_BACKTRACE=1: print a backtrace to stderr */
 /* Leave now with `code`, ending the rest of the job (fatal errors, launch errors). */

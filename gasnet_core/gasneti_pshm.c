@@ -159,10 +159,7 @@ GASNETI_COLD static uint64_t claim_slow(ringhdr_t *h, size_t ri, const gasneti_a
             __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELEASE);
             if (pos >= rel + depth) { /* full */
                 if (m->flags & GEX_FLAG_IMMEDIATE) return UINT64_MAX;
-                if (m->is_req && !gasneti_cur_token)
-                    gasneti_AMPoll();
-                else
-                    gasneti_poll_replies();
+                gasneti_wait_for_room(m->is_req);
                 continue;
             }
         }

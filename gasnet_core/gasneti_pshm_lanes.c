@@ -290,10 +290,7 @@ GASNETI_COLD static int wait_room(lane_t *pair, const gasneti_am_msg_t *m) {
     if (TAIL(pair[0]) != t0 || TAIL(pair[1]) != t1) return 0; /* slots came back (replies or done marks) */
 #undef TAIL
     if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-    if (!gasneti_cur_token)
-        gasneti_AMPoll();
-    else
-        gasneti_poll_replies();
+    gasneti_wait_for_room(m->is_req);
     return 0;
 }
 

@@ -387,17 +387,6 @@ int gasnetc_poll(void) { return mpi_poll(gasneti_cur_token != NULL); }
 /* ---------------------------------------------------------------------------------
  * gasnetc_am_send
  * --------------------------------------------------------------------------------- */
-/* No slot or no credit: make progress. A request from outside a handler may run
- * anything; a reply (or anything inside a handler) runs replies only. */
-static void wait_for_room(int is_req) {
-    if (is_req && !gasneti_cur_token) {
-        gasneti_AMPoll();
-    } else {
-        mpi_poll(1);
-        gasneti_poll_replies();
-    }
-}
-
 static inline int no_room(const peer_t *p, int is_req) { return nfree == 0 || (is_req && p->credits <= 0); }
 
 int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
@@ -421,7 +410,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     while (no_room(p, m->is_req)) {
         MPI_UNLOCK();
         if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-        wait_for_room(m->is_req);
+        gasneti_wait_for_room(m->is_req);
         MPI_LOCK();
     }
     if (m->is_req) p->credits--;
@@ -481,10 +470,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         /* replies only while we wait: a request handler could reuse our source (a
          * Prepare's library buffer is per thread); the receiver posts its receive for the
          * payload in any poll, so this ends */
-        while (gasneti_atomic_read(&mine) != 0) {
-            mpi_poll(1);
-            gasneti_poll_replies();
-        }
+        while (gasneti_atomic_read(&mine) != 0) gasneti_poll_backoff(mpi_poll(1) + gasneti_poll_replies());
     }
     return GASNET_OK;
 }

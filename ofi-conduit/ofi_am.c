@@ -406,17 +406,6 @@ int gasnetc_poll(void) { return ofi_poll(gasneti_cur_token != NULL); }
 /* ---------------------------------------------------------------------------------
  * Sending
  * --------------------------------------------------------------------------------- */
-/* No room now: make progress. A request from outside a handler may run anything; a
- * reply (or anything inside a handler) runs replies only. */
-static void wait_for_room(int is_req) {
-    if (is_req && !gasneti_cur_token) {
-        gasneti_AMPoll();
-    } else {
-        ofi_poll(1);
-        gasneti_poll_replies();
-    }
-}
-
 int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
     int written = m->category == GASNETI_AM_LONG && gasnetc_ofi_long_by_write(m);
     size_t plen = m->category == GASNETI_AM_SHORT || written ? 0 : m->nbytes;
@@ -460,7 +449,7 @@ static int send_written_long(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     while (m->is_req && p->credits <= 0) {
         OFI_UNLOCK();
         if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-        wait_for_room(1);
+        gasneti_wait_for_room(1);
         OFI_LOCK();
     }
     if (m->is_req) p->credits--;
@@ -486,7 +475,7 @@ static int send_written_long(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         OFI_UNLOCK();
         return GASNETI_AM_WOULD_BLOCK;
     }
-    while (!lc && gasneti_atomic_read(&mine) != 0) wait_for_room(m->is_req);
+    while (!lc && gasneti_atomic_read(&mine) != 0) gasneti_wait_for_room(m->is_req);
     return GASNET_OK;
 }
 
@@ -516,14 +505,14 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
             if (rc == 0) break;
             if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject", rc, (long)m->jobrank);
             if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-            wait_for_room(m->is_req);
+            gasneti_wait_for_room(m->is_req);
         }
     } else {
         OFI_LOCK();
         while (nfree == 0 || (m->is_req && p->credits <= 0)) {
             OFI_UNLOCK();
             if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-            wait_for_room(m->is_req);
+            gasneti_wait_for_room(m->is_req);
             OFI_LOCK();
         }
         slot_t *s = &slots[free_slots[--nfree]];
@@ -550,7 +539,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
                 return GASNETI_AM_WOULD_BLOCK;
             }
             OFI_UNLOCK();
-            wait_for_room(m->is_req);
+            gasneti_wait_for_room(m->is_req);
         }
     }
     if (lc) gasneti_counter_done(lc); /* copied (or injected): the source may be reused */

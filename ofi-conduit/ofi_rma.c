@@ -147,7 +147,7 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
         if (r == 0) return 0;
         if (r != -FI_EAGAIN) gasnetc_ofi_fail(what, r, (long)jr);
         if (flags & GEX_FLAG_IMMEDIATE) return 1;
-        gasnetc_poll();
+        gasneti_poll_backoff(gasnetc_poll());
     }
 }
 
@@ -275,7 +275,8 @@ int gasnetc_put(gex_Rank_t jr, void *dest, const void *src, size_t nbytes, gasne
         }
         return 1;
     }
-    while (!lc && gasneti_atomic_read(&mine) != 0) gasnetc_poll();
+    /* (backing off: the put may need the target's progress, and the target our CPU) */
+    while (!lc && gasneti_atomic_read(&mine) != 0) gasneti_poll_backoff(gasnetc_poll());
     return 0;
 }
 

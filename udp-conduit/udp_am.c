@@ -485,17 +485,6 @@ int gasnetc_poll(void) { return udp_poll(gasneti_cur_token != NULL); }
 /* ---------------------------------------------------------------------------------
  * gasnetc_am_send
  * --------------------------------------------------------------------------------- */
-/* No room in the window: make progress. A request from outside a handler may run
- * anything; a reply (or anything inside a handler) runs replies only. */
-static void wait_for_room(int is_req) {
-    if (is_req && !gasneti_cur_token) {
-        gasneti_AMPoll();
-    } else {
-        udp_poll(1);
-        gasneti_poll_replies();
-    }
-}
-
 static inline int window_full(const tx_t *t, uint32_t len) {
     return t->next - t->base >= WIN || (t->next != t->base && t->inflight + len > window_bytes);
 }
@@ -519,7 +508,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     while (window_full(t, len)) {
         UNLOCK();
         if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-        wait_for_room(m->is_req);
+        gasneti_wait_for_room(m->is_req);
         LOCK();
     }
     uint32_t seq = t->next++;
