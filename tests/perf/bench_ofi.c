@@ -22,6 +22,18 @@
  *                     peer's segment, us per operation: fi_fetch_atomic where the
  *                     provider offers it (GASNET_OFI_ATOMICS=0: by AMs); the final value
  *                     is checked.
+ *   put_8_contended   every rank at once: CONT_ITERS blocking 8-byte puts, to each other
+ *                     rank in turn, then a barrier; us per put (rank 0's time over
+ *                     CONT_ITERS). Each rank then checks that it holds, from each other
+ *                     rank, the last value that rank put to it. With 2 processes it is
+ *                     printed beside the others. With more (run-bench: 4 on this host,
+ *                     more processes than CPUs on a 2-CPU machine) it is the only figure,
+ *                     and its ratio to the 2-process figure (OFI_PUT_CONTENDED_N2_US,
+ *                     from run-bench) has a target: a wait that spins without yielding
+ *                     to a target that waits for our CPU costs a scheduler time slice
+ *                     (ms) per put, see gasneti_poll_backoff.
+ * With OFI_BENCH_ONLY=rtt, am_short_rtt alone (run-bench alternates such runs with
+ * fi_pingpong's, see there).
  * Each figure is the best of BENCH_RUNS runs. */
 #include "bench_pingpong.h"
 
@@ -32,6 +44,9 @@
 #define BW_BYTES (1u << 20)
 #define PUT_COUNT 64
 #define LONG_COUNT 64
+#define CONT_ITERS 2000L
+#define CONT_OFF 64 /* put_8_contended's slots: one word per rank, below the bulk area */
+#define CONT_TARGET 20.0/* the 4-process figure over the 2-process one */
 enum { H_LONG = BENCH_H_PONG + 1, H_LONG_ACK };
 
 static volatile long long_acks, long_bad;
@@ -86,6 +101,33 @@ static double fadd_lat(const bench_job_t *j, gex_AD_t ad) {
     return us;
 }
 
+/* the rank that put number i of rank src goes to (each other rank in turn) */
+static gex_Rank_t cont_target(gex_Rank_t src, long i, gex_Rank_t n) {
+    return (gex_Rank_t)((src + 1 + (gex_Rank_t)(i % (long)(n - 1))) % n);
+}
+static uint64_t cont_value(gex_Rank_t src, long i) { return ((uint64_t)(src + 1) << 32) | (uint64_t)i; }
+
+static double put_contended(const bench_job_t *j, void *const *segs) {
+    volatile uint64_t *slot = (volatile uint64_t *)((char *)j->my_seg + CONT_OFF);
+    for (gex_Rank_t r = 0; r < j->nranks; r++) slot[r] = 0;
+    bench_barrier(j);
+    uint64_t t0 = bench_now_ns();
+    for (long i = 0; i < CONT_ITERS; i++) {
+        gex_Rank_t r = cont_target(j->me, i, j->nranks);
+        uint64_t v = cont_value(j->me, i);
+        gex_RMA_PutBlocking(j->tm, r, (char *)segs[r] + CONT_OFF + 8 * (size_t)j->me, &v, 8, 0);
+    }
+    bench_barrier(j);
+    double us = (double)(bench_now_ns() - t0) / CONT_ITERS / 1000.0;
+    for (gex_Rank_t s = 0; s < j->nranks; s++) {
+        if (s == j->me) continue;
+        long last = CONT_ITERS - 1;
+        while (cont_target(s, last, j->nranks) != j->me) last--;
+        if (slot[s] != cont_value(s, last)) bench_fail(j, "put_8_contended: a rank's last put is not in place");
+    }
+    return us;
+}
+
 static double put_bw(const bench_job_t *j, const void *buf) {
     bench_barrier(j);
     uint64_t t0 = bench_now_ns();
@@ -132,12 +174,50 @@ int main(int argc, char **argv) {
     uint64_t *buf = malloc(BW_BYTES);
     if (!buf) bench_fail(&j, "out of memory");
     for (size_t i = 0; i < BW_BYTES / 8; i++) buf[i] = pattern(i);
+    void **segs = malloc(j.nranks * sizeof(*segs));
+    if (!segs) bench_fail(&j, "out of memory");
+    for (gex_Rank_t r = 0; r < j.nranks; r++)
+        if (gex_Segment_QueryBound(j.tm, r, &segs[r], NULL, NULL) != 0) bench_fail(&j, "gex_Segment_QueryBound failed");
+    const char *only = getenv("OFI_BENCH_ONLY");
+    if (only && !strcmp(only, "rtt")) { /* am_short_rtt alone */
+        double best = 1e30;
+        for (int r = 0; r < BENCH_RUNS; r++) {
+            double a = bench_am_rtt(&j, RTT_ITERS);
+            if (a < best) best = a;
+        }
+        if (j.me == 0) bench_print("am_short_rtt", best, "us");
+        free(segs);
+        bench_finish(&j);
+    }
+    if (j.nranks > 2) { /* put_8_contended alone */
+        double best = 1e30, n2 = env_figure("OFI_PUT_CONTENDED_N2_US");
+        for (int r = 0; r < BENCH_RUNS; r++) {
+            double c = put_contended(&j, segs);
+            if (c < best) best = c;
+        }
+        if (j.me == 0) {
+            char name[64];
+            snprintf(name, sizeof name, "put_8_contended_n%u", (unsigned)j.nranks);
+            bench_print(name, best, "us");
+            if (n2) {
+                snprintf(name, sizeof name, "put_8_contended_n%u_vs_n2", (unsigned)j.nranks);
+                bench_ratio(name, best / n2, 1, CONT_TARGET);
+            } else {
+                printf("# no 2-process figure (OFI_PUT_CONTENDED_N2_US): no ratio\n");
+            }
+        }
+        free(segs);
+        bench_finish(&j);
+    }
     gex_AD_t ad;
     gex_AD_Create(&ad, j.tm, GEX_DT_U64, GEX_OP_FADD, 0);
     double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0, best_fadd = 1e30, best_l64 = 0, best_l1m = 0;
+    double best_cont = 1e30;
     for (int r = 0; r < BENCH_RUNS; r++) {
         double a = bench_am_rtt(&j, RTT_ITERS), p = rma_lat(&j, 0), g = rma_lat(&j, 1), b = put_bw(&j, buf);
         double f = fadd_lat(&j, ad), l64 = long_bw(&j, (char *)buf, 65536), l1m = long_bw(&j, (char *)buf, BW_BYTES);
+        double c = put_contended(&j, segs);
+        if (c < best_cont) best_cont = c;
         if (l64 > best_l64) best_l64 = l64;
         if (l1m > best_l1m) best_l1m = l1m;
         if (f < best_fadd) best_fadd = f;
@@ -153,7 +233,7 @@ int main(int argc, char **argv) {
         if (pp_rtt) bench_print("fi_pingpong_8_rtt", pp_rtt, "us");
         bench_print("am_short_rtt", best_rtt, "us");
         if (pp_rtt) bench_ratio("am_short_rtt_vs_fi_pingpong", best_rtt / pp_rtt, 1, 1.3);
-        else printf("# no fi_pingpong figure (OFI_PP_RTT_US): no ratio\n");
+        else printf("# no fi_pingpong figure (OFI_PP_RTT_US): no ratio here\n");
         bench_print("put_8_lat", best_put, "us");
         bench_print("get_8_lat", best_get, "us");
         if (pp_bw) bench_print("fi_pingpong_1m_bw", pp_bw, "MB/s");
@@ -161,7 +241,9 @@ int main(int argc, char **argv) {
         bench_print("long_64k_bw", best_l64, "MB/s");
         bench_print("long_1m_bw", best_l1m, "MB/s");
         bench_print("fadd_8_lat", best_fadd, "us");
+        bench_print("put_8_contended", best_cont, "us");
     }
+    free(segs);
     gex_AD_Destroy(ad);
     free(buf);
     bench_finish(&j);
