@@ -45,8 +45,9 @@
 #define PUT_COUNT 64
 #define LONG_COUNT 64
 #define CONT_ITERS 2000L
-#define CONT_OFF 64 /* put_8_contended's slots: one word per rank, below the bulk area */
-#define CONT_TARGET 20.0/* the 4-process figure over the 2-process one */
+#define CONT_OFF 64 /* put_8_contended's slots, one word per rank (over the bulk area's
+                     * start: each figure has the segment to itself between barriers) */
+#define CONT_TARGET 20.0 /* the 4-process figure over the 2-process one */
 enum { H_LONG = BENCH_H_PONG + 1, H_LONG_ACK };
 
 static volatile long long_acks, long_bad;
