@@ -172,13 +172,6 @@ int main(int argc, char **argv) {
                           {H_LONG_ACK, (gex_AM_Fn_t)h_long_ack, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "ack"}};
     bench_job_t j;
     bench_init(&j, &argc, &argv, "BENCH_OFI", 64 + (size_t)LONG_COUNT * BW_BYTES, h, 4);
-    uint64_t *buf = malloc(BW_BYTES);
-    if (!buf) bench_fail(&j, "out of memory");
-    for (size_t i = 0; i < BW_BYTES / 8; i++) buf[i] = pattern(i);
-    void **segs = malloc(j.nranks * sizeof(*segs));
-    if (!segs) bench_fail(&j, "out of memory");
-    for (gex_Rank_t r = 0; r < j.nranks; r++)
-        if (gex_Segment_QueryBound(j.tm, r, &segs[r], NULL, NULL) != 0) bench_fail(&j, "gex_Segment_QueryBound failed");
     const char *only = getenv("OFI_BENCH_ONLY");
     if (only && !strcmp(only, "rtt")) { /* am_short_rtt alone */
         double best = 1e30;
@@ -187,9 +180,12 @@ int main(int argc, char **argv) {
             if (a < best) best = a;
         }
         if (j.me == 0) bench_print("am_short_rtt", best, "us");
-        free(segs);
         bench_finish(&j);
     }
+    void **segs = malloc(j.nranks * sizeof(*segs));
+    if (!segs) bench_fail(&j, "out of memory");
+    for (gex_Rank_t r = 0; r < j.nranks; r++)
+        if (gex_Segment_QueryBound(j.tm, r, &segs[r], NULL, NULL) != 0) bench_fail(&j, "gex_Segment_QueryBound failed");
     if (j.nranks > 2) { /* put_8_contended alone */
         double best = 1e30, n2 = env_figure("OFI_PUT_CONTENDED_N2_US");
         for (int r = 0; r < BENCH_RUNS; r++) {
@@ -210,6 +206,9 @@ int main(int argc, char **argv) {
         free(segs);
         bench_finish(&j);
     }
+    uint64_t *buf = malloc(BW_BYTES);
+    if (!buf) bench_fail(&j, "out of memory");
+    for (size_t i = 0; i < BW_BYTES / 8; i++) buf[i] = pattern(i);
     gex_AD_t ad;
     gex_AD_Create(&ad, j.tm, GEX_DT_U64, GEX_OP_FADD, 0);
     double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0, best_fadd = 1e30, best_l64 = 0, best_l1m = 0;
