@@ -6,7 +6,8 @@ Layer: build tooling (run by hand after editing the tables below; the output is 
 and included by tests/tests.am). Automake cannot loop, and each program needs its own
 variables, so they are written out here once instead of by hand per conduit.
 Add a test: one line in TESTS, run `python3 tests/gen_tests_am.py` from the top of the
-source tree, then `autoreconf -fi`, and add its run_case line in tests/harness/run-tests.
+source tree, then `autoreconf -fi`, and add its rows to the case table tests/harness/cases.
+The programs are EXTRA_PROGRAMS: `make check` builds those the selected cases need.
 Add a conduit: its name in CONDUITS (its conduit.am defines HAVE_<C>_CONDUIT and
 libgasnet-<c>-<mode>.a; gasnet_<c>_libs lists the system libraries it needs).
 """
@@ -64,7 +65,10 @@ def main():
                      % (c, c, EXTRA_CPPFLAGS.get(c, "")))
         tests = [(t[0], t[1]) for t in TESTS if len(t) < 3 or c in t[2]]
         progs = ["tests/api/%s-%s-%s" % (t, c, m) for t, _ in tests for m in MODES]
-        lines.append("check_PROGRAMS += \\\n\t" + " \\\n\t".join(progs))
+        # built on demand: run-tests --programs names those the selected cases need
+        lines.append("TESTS_PROGS_%s = \\\n\t" % c + " \\\n\t".join(progs))
+        lines.append("EXTRA_PROGRAMS += $(TESTS_PROGS_%s)" % c)
+        lines.append("CLEANFILES += $(TESTS_PROGS_%s:=$(EXEEXT))" % c)
         for t, srcs in tests:
             cxx = any(s.endswith(".cc") for s in srcs)
             for m in MODES:

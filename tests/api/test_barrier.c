@@ -205,7 +205,7 @@ static void test_try(void) {
         const int id = named ? 4242 : 0, fl = named ? 0 : GASNET_BARRIERFLAG_ANONYMOUS;
         int rc;
         if (test_rank == 0) {
-            test_sleep_ms(500); /* everyone else notifies and tries meanwhile */
+            test_sleep_ms(200); /* everyone else notifies and tries meanwhile */
             for (gex_Rank_t r = 0; r < test_size; r++) {
                 int64_t v = mark;
                 CHECK_EQ(gex_RMA_PutBlocking(test_tm, r, &peer_slots[r][2 * test_size], &v, sizeof v, 0), 0);
