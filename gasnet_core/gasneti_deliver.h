@@ -88,10 +88,12 @@ GASNETI_ALWAYS_INLINE void gasneti_am_deliver(const gasneti_am_recv_t *m) {
 #undef CASES
 
 /* For a conduit that checks what arrives before delivering it (a malformed or forged
- * message must not run): NULL if endpoint dst_ep of this process exists, has the handler
- * registered, and a Long's destination lies in its bound segment; else the reason. */
-GASNETI_ALWAYS_INLINE const char *gasneti_am_check_target(unsigned dst_ep, gex_AM_Index_t handler, unsigned category,
-                                                          uint64_t dest, size_t nbytes) {
+ * message must not run): NULL if endpoint dst_ep of this process exists and a Long's
+ * destination lies in its bound segment; else the reason.  (A handler index nobody
+ * registered is not checked here: it is the sender's mistake, and delivery makes it
+ * fatal, naming the sender and the index, on every conduit.) */
+GASNETI_ALWAYS_INLINE const char *gasneti_am_check_target(unsigned dst_ep, unsigned category, uint64_t dest,
+                                                          size_t nbytes) {
     gex_EP_t ep = dst_ep < GASNET_MAXEPS ? __atomic_load_n(&gasneti_eps[dst_ep], __ATOMIC_ACQUIRE) : NULL;
     if (!ep) return "no such endpoint";
     if (category == GASNETI_AM_LONG && nbytes) {
@@ -99,7 +101,6 @@ GASNETI_ALWAYS_INLINE const char *gasneti_am_check_target(unsigned dst_ep, gex_A
         uint64_t b = (uintptr_t)s->_owner_addr;
         if (!s->_size || dest < b || dest + nbytes > b + s->_size) return "Long destination outside the segment";
     }
-    if (!ep->_handlers[handler].gex_fnptr) return "unregistered handler";
     return NULL;
 }
 /* ---- requests kept while only replies may run (gasneti_deferq.c), for network

@@ -24,8 +24,12 @@
  * Order between AMs is not kept (the spec does not promise it).
  * Security: every datagram carries the job key (other/gasneti_spawn_rank.c gets it from the launcher).
  * One without it, or malformed (short, bad header, lengths that do not add up, a Long
- * outside this rank's segment, an unregistered handler), is dropped and counted; the
- * counts are printed at exit with GASNET_VERBOSEENV=1, and a warning names the first.
+ * outside this rank's segment), is dropped and counted; the counts are printed at exit
+ * with GASNET_VERBOSEENV=1, and a warning names the first.  An AM with the key to a
+ * handler this rank never registered is the sender's mistake, not stray traffic: it is
+ * delivered, and the core's dispatch ends the job naming the sender and the index (as on
+ * every conduit: the GASNet-1 spec makes it fatal), instead of a drop that left the
+ * sender waiting forever for a reply.
  *
  * PAR: one mutex guards the protocol state; receiving (the system call) and running
  * handlers happen outside it, so several threads poll at once. */
@@ -119,7 +123,7 @@ static uint64_t rto_min = 5000000, rto_init = 20000000, rto_max = 1000000000, ac
 static double give_up = 60.0; /* s */
 static int verbose;
 static struct {
-    unsigned long sent, resent, fast, acks, dups, bad_key, bad_hdr, bad_len, bad_handler, eagain;
+    unsigned long sent, resent, fast, acks, dups, bad_key, bad_hdr, bad_len, eagain;
 } counts;
 #if GASNETI_LOCKS
 static pthread_mutex_t ulock = PTHREAD_MUTEX_INITIALIZER;
@@ -367,7 +371,7 @@ static const char *check_body(const hdr_t *h, size_t len) {
     if (len < off || len - off != h->nbytes) return "lengths do not add up";
     if (h->category == GASNETI_AM_SHORT && (h->nbytes || h->has_frag)) return "Short with a payload";
     if (h->nbytes > GASNETC_NET_MEDIUM) return "payload too long";
-    const char *why = gasneti_am_check_target(h->dst_ep, h->handler, h->category, h->dest_addr, h->nbytes);
+    const char *why = gasneti_am_check_target(h->dst_ep, h->category, h->dest_addr, h->nbytes);
     if (why) return why;
     return NULL;
 }
@@ -425,7 +429,7 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
     UNLOCK();
     if (!fresh) return 0;
     if (bad) { /* acknowledged (so not sent again), never delivered */
-        dropped(!strcmp(bad, "unregistered handler") ? &counts.bad_handler : &counts.bad_len, bad, h->src);
+        dropped(&counts.bad_len, bad, h->src);
         return 0;
     }
     if (nested && h->chan == CH_REQ) { /* run it at the next top-level poll */
@@ -693,10 +697,10 @@ void gasnetc_network_fini(void) {
     if (verbose)
         fprintf(stderr,
                 "udp-conduit rank %u: %lu datagrams sent, %lu resent (%lu fast), %lu standalone acks, %lu duplicates "
-                "dropped; dropped: %lu without the job key, %lu bad header, %lu bad lengths, %lu unregistered "
-                "handler; %lu sends the kernel refused%s\n",
+                "dropped; dropped: %lu without the job key, %lu bad header, %lu bad lengths; %lu sends the "
+                "kernel refused%s\n",
                 (unsigned)gasneti_mynode, counts.sent, counts.resent, counts.fast, counts.acks, counts.dups, counts.bad_key,
-                counts.bad_hdr, counts.bad_len, counts.bad_handler, counts.eagain,
+                counts.bad_hdr, counts.bad_len, counts.eagain,
                 busy ? "; some datagrams were never acknowledged" : "");
     close(sock);
     sock = -1;

@@ -7,7 +7,8 @@
 #   test_badarg.sh always GASNET_RUN CONDUIT PROG GASNET_CONFIG_H
 #       (every build) GASNET_PSHM_NODES=0 and GASNET_MAX_SEGSIZE=100000GB must fail with a
 #       one-line error and a non-zero status, leaving nothing in /dev/shm; an AM to a
-#       handler index nobody registered ends the job non-zero with a message naming the
+#       handler index nobody registered (to a neighbor, and over the network with PSHM off)
+#       ends the job non-zero with a message naming the
 #       index (the GASNet-1 spec makes this fatal in every build); so do an oversize
 #       Medium, a Commit beyond its Prepare, a least_payload above the maximum and more
 #       than 16 handler arguments.
@@ -122,15 +123,20 @@ always)
     check_launch_error "GASNET_MAX_SEGSIZE=100000GB, 1 rank" GASNET_MAX_SEGSIZE 1 $?
     GASNET_MAX_SEGSIZE=100000GB run_job 2 bigseg
     check_launch_error "GASNET_MAX_SEGSIZE=100000GB, 2 ranks" GASNET_MAX_SEGSIZE 0 $?
-    run_job 2 handler
-    st=$?
-    if [ "$st" -eq 0 ] || [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then
-        bad "handler: an AM to unregistered handler 201 gave status $st"
-    elif ! mentions_value 201; then
-        bad "handler: the message does not name handler index 201"
-    else
-        echo "ok   handler: status $st: $(grep -m1 201 "$err")"
-    fi
+    # an AM to a handler nobody registered, to a neighbor and (network conduits) over the
+    # network: fatal either way (udp used to drop it over the network, and the job ended 0)
+    for how in pshm nopshm; do
+        [ "$how" = nopshm ] && [ "$CONDUIT" = smp ] && continue
+        if [ "$how" = nopshm ]; then GASNET_SUPERNODE_MAXSIZE=1 run_job 2 handler; else run_job 2 handler; fi
+        st=$?
+        if [ "$st" -eq 0 ] || [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then
+            bad "handler ($how): an AM to unregistered handler 201 gave status $st"
+        elif ! mentions_value 201; then
+            bad "handler ($how): the message does not name handler index 201"
+        else
+            echo "ok   handler ($how): status $st: $(grep -m1 201 "$err")"
+        fi
+    done
     # lengths are checked in every build
     for spec in medium-size:gex_AM_RequestMedium commit-size:gex_AM_CommitRequestMedium \
                 prepare-least:gex_AM_PrepareRequestMedium nargs-300:gex_AM_RequestShort; do
