@@ -7,9 +7,9 @@
 #   test_badarg.sh always GASNET_RUN CONDUIT PROG GASNET_CONFIG_H
 #       (every build) GASNET_PSHM_NODES=0 and GASNET_MAX_SEGSIZE=100000GB must fail with a
 #       one-line error and a non-zero status, leaving nothing in /dev/shm; an AM to a
-#       handler index nobody registered (to a neighbor, and over the network with PSHM off)
-#       ends the job non-zero with a message naming the
-#       index (the GASNet-1 spec makes this fatal in every build); so do an oversize
+#       handler index nobody registered (to a neighbor, and over the network with PSHM
+#       off) ends the job non-zero with a message naming the index (the GASNet-1 spec
+#       makes this fatal in every build); so do an oversize
 #       Medium, a Commit beyond its Prepare, a least_payload above the maximum and more
 #       than 16 handler arguments.
 # Layer: tests (driver).
