@@ -29,11 +29,7 @@ GASNETI_COLD GASNETI_NORETURN static unsigned bad_nargs(unsigned category, unsig
 static void debug_check_send(const gasneti_am_msg_t *m, gex_TM_t tm, gex_Rank_t rank, gex_Event_t *lc_opt) {
     const char *call = catname[m->category][m->is_req];
     if (!gasneti_init_done) gasneti_fatalerror("%s called before gex_Client_Init", call);
-    if (m->is_req) {
-        GASNETI_CHECK_NOT_IN_HANDLER(call);
-        if (rank >= tm->_size)
-            gasneti_fatalerror("%s: rank %u out of range (team size %u)", call, (unsigned)rank, (unsigned)tm->_size);
-    }
+    if (m->is_req) GASNETI_CHECK_NOT_IN_HANDLER(call); /* the rank was checked where it was translated */
     if (m->handler == 0) gasneti_fatalerror("%s: handler index 0 is not a valid handler", call);
     if (m->category != GASNETI_AM_SHORT) {
         if (lc_opt == GEX_EVENT_DEFER) gasneti_fatalerror("%s: lc_opt GEX_EVENT_DEFER is not allowed for AMs", call);
@@ -191,7 +187,7 @@ int gasneti_am_would_block(const gasneti_am_msg_t *m, gex_Token_t token) {
 int gasneti_AM_RequestShortA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, gex_Flags_t flags,
                              unsigned int nargs, const gex_AM_Arg_t *args) {
     uint8_t n8 = NARGS(nargs, GASNETI_AM_SHORT, 1);
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_SHORT, 1, n8, handler, flags, args,
+    gasneti_am_msg_t m = {gasneti_tm_jobrank_checked(tm, rank, "gex_AM_RequestShort"), GASNETI_AM_SHORT, 1, n8, handler, flags, args,
                           NULL, 0, NULL};
     return gasneti_am_request(tm, rank, &m, NULL);
 }
@@ -199,7 +195,7 @@ int gasneti_AM_RequestShortA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handle
 int gasneti_AM_RequestMediumA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
                               gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs, const gex_AM_Arg_t *args) {
     uint8_t n8 = NARGS(nargs, GASNETI_AM_MEDIUM, 1);
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_MEDIUM, 1, n8, handler, flags, args,
+    gasneti_am_msg_t m = {gasneti_tm_jobrank_checked(tm, rank, "gex_AM_RequestMedium"), GASNETI_AM_MEDIUM, 1, n8, handler, flags, args,
                           src, nbytes, NULL};
     return gasneti_am_request(tm, rank, &m, lc_opt);
 }
@@ -208,7 +204,7 @@ int gasneti_AM_RequestLongA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler
                             void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs,
                             const gex_AM_Arg_t *args) {
     uint8_t n8 = NARGS(nargs, GASNETI_AM_LONG, 1);
-    gasneti_am_msg_t m = {gasneti_tm_jobrank(tm, rank), GASNETI_AM_LONG, 1, n8, handler, flags, args,
+    gasneti_am_msg_t m = {gasneti_tm_jobrank_checked(tm, rank, "gex_AM_RequestLong"), GASNETI_AM_LONG, 1, n8, handler, flags, args,
                           src, nbytes, dest_addr};
     return gasneti_am_request(tm, rank, &m, lc_opt);
 }

@@ -181,7 +181,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
      * not cost more than a copy of the 168 bytes it saves at most */
     if (!client_buf && most <= GASNETI_LANE_INLINE && least <= most && numargs <= GASNETI_MAX_ARGS &&
         gasneti_lanes_on) {
-        gex_Rank_t jr = gasneti_tm_jobrank(tm, rank);
+        gex_Rank_t jr = gasneti_tm_jobrank_checked(tm, rank, sd->call);
         int32_t idx = gasneti_nbrhd_index[jr];
         if (idx >= 0) {
             sd->m.jobrank = jr, sd->m.category = GASNETI_AM_MEDIUM, sd->m.is_req = 1, sd->m.nargs = (uint8_t)numargs;
@@ -198,9 +198,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
     }
 #endif
     GASNETI_CHECK_NOT_IN_HANDLER(sd->call);
-    if (GASNETI_DEBUG && rank >= tm->_size)
-        gasneti_fatalerror("%s: rank %u out of range (team size %u)", sd->call, (unsigned)rank, (unsigned)tm->_size);
-    sd->m = (gasneti_am_msg_t){gasneti_tm_jobrank(tm, rank), GASNETI_AM_MEDIUM, 1, 0, 0, 0, NULL, NULL, 0, NULL};
+    sd->m = (gasneti_am_msg_t){gasneti_tm_jobrank_checked(tm, rank, sd->call), GASNETI_AM_MEDIUM, 1, 0, 0, 0, NULL, NULL, 0, NULL};
     sd->tm = tm, sd->rank = rank, sd->token = NULL, sd->dest = NULL;
     return prepare(sd, client_buf, least, most, lc_opt, flags, numargs);
 }
@@ -211,9 +209,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const v
     srcdesc_t *sd = &sd_self;
     sd->call = prep_name[1][1];
     GASNETI_CHECK_NOT_IN_HANDLER(sd->call);
-    if (GASNETI_DEBUG && rank >= tm->_size)
-        gasneti_fatalerror("%s: rank %u out of range (team size %u)", sd->call, (unsigned)rank, (unsigned)tm->_size);
-    sd->m = (gasneti_am_msg_t){gasneti_tm_jobrank(tm, rank), GASNETI_AM_LONG, 1, 0, 0, 0, NULL, NULL, 0, dest_addr};
+    sd->m = (gasneti_am_msg_t){gasneti_tm_jobrank_checked(tm, rank, sd->call), GASNETI_AM_LONG, 1, 0, 0, 0, NULL, NULL, 0, dest_addr};
     sd->tm = tm, sd->rank = rank, sd->token = NULL, sd->dest = dest_addr;
     return prepare(sd, client_buf, least, most, lc_opt, flags, numargs);
 }

@@ -204,19 +204,19 @@ void gex_System_QueryMyPosition(gex_Rank_t *nb_size, gex_Rank_t *nb_rank, gex_Ra
     if (h_rank) *h_rank = gasneti_host_set_rank;
 }
 
+void gasneti_bad_rank(gex_TM_t tm, gex_Rank_t rank, const char *call) {
+    gasneti_fatalerror("%s: rank %u is out of range (team size %u)", call, (unsigned)rank,
+                       (unsigned)tm->_size);
+}
+
 gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
-    if (rank >= tm->_size)
-        gasneti_fatalerror("gex_TM_TranslateRankToJobrank: rank %u out of range (team size %u)", (unsigned)rank,
-                           (unsigned)tm->_size);
-    return gasneti_tm_jobrank(tm, rank);
+    return gasneti_tm_jobrank_checked(tm, rank, "gex_TM_TranslateRankToJobrank");
 }
 
 gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
-    if (rank >= tm->_size)
-        gasneti_fatalerror("gex_TM_TranslateRankToEP: rank %u out of range (team size %u)", (unsigned)rank,
-                           (unsigned)tm->_size);
+    gex_Rank_t jr = gasneti_tm_jobrank_checked(tm, rank, "gex_TM_TranslateRankToEP");
     if (flags) gasneti_fatalerror("gex_TM_TranslateRankToEP: flags must be 0 (got 0x%x)", (unsigned)flags);
-    gex_EP_Location_t loc = {gasneti_tm_jobrank(tm, rank), gasneti_tm_epidx(tm, rank)};
+    gex_EP_Location_t loc = {jr, gasneti_tm_epidx(tm, rank)};
     return loc;
 }
 

@@ -88,8 +88,7 @@ size_t gex_AM_LUBReplyLong(void) { return gasneti_am_max_long; }
 static void check_limit_args(gex_TM_t tm, gex_Rank_t rank, unsigned numargs, const char *call) {
     if (numargs > GASNETI_MAX_ARGS)
         gasneti_fatalerror("%s: numargs=%u exceeds gex_AM_MaxArgs()=%d", call, numargs, GASNETI_MAX_ARGS);
-    if (GASNETI_DEBUG && tm && rank != GEX_RANK_INVALID && rank >= tm->_size)
-        gasneti_fatalerror("%s: rank %u out of range (team size %u)", call, (unsigned)rank, (unsigned)tm->_size);
+    if (tm && rank != GEX_RANK_INVALID && rank >= tm->_size) gasneti_bad_rank(tm, rank, call);
 }
 #define GASNETI_MAXFN(name, value)                                                                     \
     size_t name(gex_TM_t tm, gex_Rank_t rank, const gex_Event_t *lc_opt, gex_Flags_t flags, unsigned n) { \

@@ -205,10 +205,8 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
 
 int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p) {
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Segment_QueryBound");
-    if (rank >= tm->_size)
-        gasneti_fatalerror("gex_Segment_QueryBound: rank %u out of range (team size %u)", (unsigned)rank,
-                           (unsigned)tm->_size);
-    const gasneti_peerseg_t *p = gasneti_tm_peerseg(tm, rank, gasneti_tm_jobrank(tm, rank));
+    const gasneti_peerseg_t *p =
+        gasneti_tm_peerseg(tm, rank, gasneti_tm_jobrank_checked(tm, rank, "gex_Segment_QueryBound"));
     if (!p->_size) return 1;
     if (owneraddr_p) *owneraddr_p = p->_owner_addr;
     if (localaddr_p)
@@ -287,8 +285,7 @@ void gasneti_check_rma_op(gex_TM_t tm, gex_Rank_t rank, const void *self_addr, c
                           gex_Flags_t flags, gex_Flags_t allowed, const char *call) {
     if (!gasneti_init_done) gasneti_fatalerror("%s called before gex_Client_Init", call);
     GASNETI_CHECK_NOT_IN_HANDLER(call);
-    if (rank >= tm->_size)
-        gasneti_fatalerror("%s: rank %u out of range (team size %u)", call, (unsigned)rank, (unsigned)tm->_size);
+    if (rank >= tm->_size) gasneti_bad_rank(tm, rank, call);
     const gex_Flags_t lc_copy = GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO;
     if (flags & ~allowed & lc_copy)
         gasneti_fatalerror("%s: flags 0x%x: GEX_FLAG_LC_COPY_YES/NO are only valid on calls with an lc_opt "

@@ -434,6 +434,14 @@ extern int gasneti_rma_bypass;             /* same-host RMA by load/store (defau
 GASNETI_ALWAYS_INLINE gex_Rank_t gasneti_tm_jobrank(gex_TM_t _tm, gex_Rank_t _rank) {
     return _tm->_jobranks ? _tm->_jobranks[_rank] : _rank;
 }
+/* A rank a client passed, checked in every build (one compare): a rank outside the team
+ * is fatal, naming the call, the rank and the team size, never a message to some other
+ * process. Every public call that takes a team rank translates it with this. */
+extern void gasneti_bad_rank(gex_TM_t tm, gex_Rank_t rank, const char *call) GASNETI_COLD GASNETI_NORETURN;
+GASNETI_ALWAYS_INLINE gex_Rank_t gasneti_tm_jobrank_checked(gex_TM_t _tm, gex_Rank_t _rank, const char *_call) {
+    if (GASNETI_UNLIKELY(_rank >= _tm->_size)) gasneti_bad_rank(_tm, _rank, _call);
+    return gasneti_tm_jobrank(_tm, _rank);
+}
 GASNETI_ALWAYS_INLINE gex_EP_Index_t gasneti_tm_epidx(gex_TM_t _tm, gex_Rank_t _rank) {
     return _tm->_epidx ? _tm->_epidx[_rank] : _tm->_rem_ep;
 }

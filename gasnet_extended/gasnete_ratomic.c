@@ -254,13 +254,11 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     if (flags & GEX_FLAG_RANK_IS_JOBRANK) { /* the endpoint of that process with our endpoint's index */
         jr = tgt_rank;
         ep = ad->tm->_ep->_index;
-        if (GASNETI_DEBUG && jr >= gasneti_nodes)
-            gasneti_fatalerror("gex_AD_Op: job rank %u out of range (%u ranks)", (unsigned)jr, (unsigned)gasneti_nodes);
+        if (GASNETI_UNLIKELY(jr >= gasneti_nodes))
+            gasneti_fatalerror("gex_AD_Op: job rank %u (GEX_FLAG_RANK_IS_JOBRANK) is out of range (%u processes)",
+                               (unsigned)jr, (unsigned)gasneti_nodes);
     } else {
-        if (GASNETI_DEBUG && tgt_rank >= ad->tm->_size)
-            gasneti_fatalerror("gex_AD_Op: rank %u out of range (team size %u)", (unsigned)tgt_rank,
-                               (unsigned)ad->tm->_size);
-        jr = gasneti_tm_jobrank(ad->tm, tgt_rank);
+        jr = gasneti_tm_jobrank_checked(ad->tm, tgt_rank, "gex_AD_Op");
         ep = gasneti_tm_epidx(ad->tm, tgt_rank);
     }
     const gasneti_peerseg_t *seg = gasneti_peerseg_of(jr, ep);

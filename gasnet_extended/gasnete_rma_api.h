@@ -77,7 +77,7 @@ GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(const gasneti_peerseg_t *_seg, cons
 GASNETI_ALWAYS_INLINE int gex_RMA_PutBlocking(gex_TM_t _tm, gex_Rank_t _rank, void *_dest, const void *_src,
                                               size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_PutBlocking");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutBlocking");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_BLOCKING, _jr, _nbytes, 0);
@@ -96,7 +96,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t _tm, gex_Rank_t _rank, 
                                                size_t _nbytes, gex_Event_t *_lc_opt, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_LC_FLAGS, "gex_RMA_PutNB");
     GASNETI_CHECK_LC(_lc_opt, 0, 1, "gex_RMA_PutNB");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNB");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_NB, _jr, _nbytes, 0);
@@ -113,7 +113,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_
                                          size_t _nbytes, gex_Event_t *_lc_opt, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_LC_FLAGS, "gex_RMA_PutNBI");
     GASNETI_CHECK_LC(_lc_opt, 1, 1, "gex_RMA_PutNBI");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNBI");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_NBI, _jr, _nbytes, 0);
@@ -129,7 +129,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_
 GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                               size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetBlocking");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetBlocking");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_BLOCKING, _jr, _nbytes, 0);
@@ -147,7 +147,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Ran
 GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                                size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNB");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetNB");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_NB, _jr, _nbytes, 0);
@@ -162,7 +162,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_R
 GASNETI_ALWAYS_INLINE int gex_RMA_GetNBI(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                          size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNBI");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetNBI");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_NBI, _jr, _nbytes, 0);
@@ -224,7 +224,7 @@ GASNETI_ALWAYS_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t _tm, gex_R
     GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_GetBlockingVal");
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _src, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_GetBlockingVal");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetBlockingVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _src = gasneti_seg_offset_addr(_ps, _src);
     void *_near = gasneti_nbr_addr(_ps, _src);
@@ -243,7 +243,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlockingVal(gex_TM_t _tm, gex_Rank_t _rank,
     GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutBlockingVal");
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutBlockingVal");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutBlockingVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
     void *_near = gasneti_nbr_addr(_ps, _dest);
@@ -265,7 +265,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBIVal(gex_TM_t _tm, gex_Rank_t _rank, void
     GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutNBIVal");
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutNBIVal");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNBIVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
     void *_near = gasneti_nbr_addr(_ps, _dest);
@@ -284,7 +284,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _ran
     GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutNBVal");
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutNBVal");
-    gex_Rank_t _jr = gasneti_tm_jobrank(_tm, _rank);
+    gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNBVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
     void *_near = gasneti_nbr_addr(_ps, _dest);

@@ -379,9 +379,9 @@ static void vis_common_checks(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags, i
                                 (is_put ? GEX_FLAG_ENABLE_LEAF_LC : 0);
     if (flags & ~allowed) gasneti_fatalerror("%s: flags 0x%x include bits it does not accept", call,
                                              (unsigned)(flags & ~allowed));
-    if (!tm || rank >= gex_TM_QuerySize(tm))
-        gasneti_fatalerror("%s: rank %u is out of range for the team", call, (unsigned)rank);
+    if (!tm) gasneti_fatalerror("%s: the team is NULL", call);
 #endif
+    (void)gasneti_tm_jobrank_checked(tm, rank, call); /* in every build */
 }
 
 static gex_Event_t vis_lists(int mode, int is_put, gex_TM_t tm, gex_Rank_t rank, const vis_list_t *dst,

@@ -30,6 +30,11 @@
  *   ad-op              gex_AD_OpNB_U64 with GEX_OP_FSUB on a domain created for GEX_OP_FADD only
  *   nargs-300          (every build) 300 handler arguments, through the array entry point
  *                      behind gex_AM_RequestShort (the numbered forms cannot pass more than 16)
+ *   rank-am, rank-prepare, rank-put, rank-get, rank-val, rank-vis, rank-ad, rank-legacy
+ *                      (every build) rank == team size, one past the last rank, given to
+ *                      gex_AM_RequestMedium0, gex_AM_PrepareRequestMedium, gex_RMA_PutNBI,
+ *                      gex_RMA_GetNB, gex_RMA_PutBlockingVal, gex_VIS_VectorPutBlocking,
+ *                      gex_AD_OpNB_U64 and GASNet-1's gasnet_put (node == gasnet_nodes())
  * Rank 0 misbehaves; the other ranks wait in a barrier.  Prints "BADVALUE=<value>" on
  * stdout first for the driver.  Layer: tests (public API only). */
 #include "test_util.h"
@@ -241,6 +246,35 @@ int main(int argc, char **argv) {
             fflush(stdout);
             static gex_AM_Arg_t many[300];
             gasneti_AM_RequestShortA(test_tm, peer, 200, 0, 300, many);
+        } else if (!strncmp(mode, "rank-", 5)) {
+            const gex_Rank_t bad = test_size; /* one past the last rank */
+            printf("BADVALUE=%u\n", (unsigned)bad);
+            fflush(stdout);
+            static uint64_t buf[4];
+            const char *what = mode + 5;
+            if (!strcmp(what, "am")) {
+                gex_AM_RequestMedium0(test_tm, bad, h_short1, buf, 8, GEX_EVENT_NOW, 0);
+            } else if (!strcmp(what, "prepare")) {
+                gex_AM_PrepareRequestMedium(test_tm, bad, NULL, 8, 8, NULL, 0, 0);
+            } else if (!strcmp(what, "put")) {
+                gex_RMA_PutNBI(test_tm, bad, peer_base, buf, 8, GEX_EVENT_NOW, 0);
+                gex_NBI_Wait(GEX_EC_ALL, 0);
+            } else if (!strcmp(what, "get")) {
+                gex_Event_Wait(gex_RMA_GetNB(test_tm, buf, bad, peer_base, 8, 0));
+            } else if (!strcmp(what, "val")) {
+                gex_RMA_PutBlockingVal(test_tm, bad, peer_base, 1, 8, 0);
+            } else if (!strcmp(what, "vis")) {
+                gex_Memvec_t d = {peer_base, 8}, sv = {buf, 8};
+                gex_VIS_VectorPutBlocking(test_tm, bad, 1, &d, 1, &sv, 0);
+            } else if (!strcmp(what, "ad")) {
+                gex_AD_t ad;
+                gex_AD_Create(&ad, test_tm, GEX_DT_U64, GEX_OP_FADD, 0);
+                gex_Event_Wait(gex_AD_OpNB_U64(ad, buf, bad, peer_base, GEX_OP_FADD, 1, 0, 0));
+            } else if (!strcmp(what, "legacy")) {
+                gasnet_put(gasnet_nodes(), peer_base, buf, 8);
+            } else {
+                CHECKF(0, "unknown mode \"%s\"", mode);
+            }
         } else {
             CHECKF(0, "unknown mode \"%s\"", mode);
         }

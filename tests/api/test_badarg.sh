@@ -9,9 +9,11 @@
 #       one-line error and a non-zero status, leaving nothing in /dev/shm; an AM to a
 #       handler index nobody registered (to a neighbor, and over the network with PSHM
 #       off) ends the job non-zero with a message naming the index (the GASNet-1 spec
-#       makes this fatal in every build); so do an oversize
-#       Medium, a Commit beyond its Prepare, a least_payload above the maximum and more
-#       than 16 handler arguments.
+#       makes this fatal in every build); so do a rank one past the team's last given to
+#       an AM, a Prepare, a put, a get, a value put, a VIS call, an atomic and GASNet-1's
+#       gasnet_put (the message must say "rank 2 is out of range (team size 2)"), an
+#       oversize Medium, a Commit beyond its Prepare, a least_payload above the maximum and
+#       more than 16 handler arguments.
 # Layer: tests (driver).
 set -u
 [ $# -eq 5 ] || { echo "usage: test_badarg.sh debug|always GASNET_RUN CONDUIT PROG GASNET_CONFIG_H" >&2; exit 2; }
@@ -56,11 +58,11 @@ check_misuse() {
     run_job 2 "$mode"
     st=$?
     value=$(sed -n 's/^BADVALUE=//p' "$out" | head -1)
-    if ! grep -q '^BADVALUE=' "$out"; then bad "$mode: the program did not reach the misuse (status $st)"; return; fi
-    if [ "$st" -eq 0 ]; then bad "$mode: not detected (status 0)"; return; fi
-    if [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then bad "$mode: the job hung or left processes (status $st)"; return; fi
-    grep -q -- "$call" "$err" || { bad "$mode: stderr does not name $call"; return; }
-    mentions_value "$value" "$call" || { bad "$mode: stderr does not show the bad value $value"; return; }
+    if ! grep -q '^BADVALUE=' "$out"; then bad "$mode: the program did not reach the misuse (status $st)"; return 1; fi
+    if [ "$st" -eq 0 ]; then bad "$mode: not detected (status 0)"; return 1; fi
+    if [ "$st" -eq 124 ] || [ "$st" -eq 125 ]; then bad "$mode: the job hung or left processes (status $st)"; return 1; fi
+    grep -q -- "$call" "$err" || { bad "$mode: stderr does not name $call"; return 1; }
+    mentions_value "$value" "$call" || { bad "$mode: stderr does not show the bad value $value"; return 1; }
     echo "ok   $mode: status $st, message names $call${value:+ and $value}"
 }
 
@@ -136,6 +138,13 @@ always)
         else
             echo "ok   handler ($how): status $st: $(grep -m1 201 "$err")"
         fi
+    done
+    # ranks are checked in every build: rank == team size (2) used to reach rank 0
+    for spec in rank-am:gex_AM_RequestMedium rank-prepare:gex_AM_PrepareRequestMedium \
+                rank-put:gex_RMA_PutNBI rank-get:gex_RMA_GetNB rank-val:gex_RMA_PutBlockingVal \
+                rank-vis:gex_VIS_VectorPutBlocking rank-ad:gex_AD_Op rank-legacy:gex_RMA_PutBlocking; do
+        check_misuse "$spec" && { grep -q "rank 2 is out of range (team size 2)" "$err" ||
+            bad "${spec%%:*}: stderr does not say 'rank 2 is out of range (team size 2)'"; }
     done
     # lengths are checked in every build
     for spec in medium-size:gex_AM_RequestMedium commit-size:gex_AM_CommitRequestMedium \
