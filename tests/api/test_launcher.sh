@@ -8,8 +8,9 @@
 # in a clean environment) and C (GASNET_CSPAWN_CMD with %R %N %H %C), and when the program
 # starts itself (`PROG N args`); the launcher's environment reaches ranks started by S and
 # C; -spawn on the command line wins over GASNET_SPAWNFN; gasnet_exit(5) is the job's
-# status; mistakes (no such program, -np 0 or abc, an unknown spawn function, S without
-# GASNET_SSH_SERVERS) give one clear line and a non-zero status; a control connection
+# status; mistakes (no such program, by path or bare name, a file not executable, -np 0
+# or abc, an unknown spawn function, S without GASNET_SSH_SERVERS) give one clear line and
+# a non-zero status; a control connection
 # without the job key is refused and counted while the job goes on; datagrams from
 # strangers (short, random, large) at the ranks' UDP ports are dropped and counted while
 # the job completes; SIGTERM and SIGINT to the launcher end every process within 10 s
@@ -124,6 +125,9 @@ mistake() { # name expected-text cmd...
     else ok "$name: status $st: $(cat "$err")"; fi
 }
 mistake "no such program" "no such program" "$AMUDPRUN" -np 2 "$tmp/no-such-program"
+mistake "no such program, bare name" "no such program" "$AMUDPRUN" -np 2 no-such-program-here
+: > "$tmp/plain"
+mistake "not executable" "not executable" "$AMUDPRUN" -np 2 "$tmp/plain"
 mistake "-np 0" "-np 0" "$AMUDPRUN" -np 0 "$PROG"
 mistake "-np abc" "-np abc" "$AMUDPRUN" -np abc "$PROG"
 mistake "-spawn X" "spawn function 'X'" "$AMUDPRUN" -np 2 -spawn X "$PROG"

@@ -5,8 +5,10 @@
 # Checks: arguments with spaces, quotes, empty ones and shell characters, and variables
 # with spaces, reach every rank unchanged, with the default template and with an
 # MPIRUN_CMD that puts a fixed argument before %A (and %% for a percent sign);
-# gasnet_exit(5) on one rank is the job's status; mistakes (-n 0, -n abc) give one line
-# and a non-zero status, no program the usage. Nothing is left running.
+# gasnet_exit(5) on one rank is the job's status; mistakes (-n 0, -n abc, a program that
+# is not there, by absolute, relative or bare name, or is not executable) give one line
+# and a non-zero status within a second, no program the usage; a bare name found in the
+# current directory runs. Nothing is left running.
 # Layer: tests (driver).
 set -u
 [ $# -eq 2 ] || { echo "usage: test_mpilaunch.sh GASNETRUN_MPI PROG" >&2; exit 2; }
@@ -14,6 +16,7 @@ RUNMPI=$1 PROG=$2
 for f in "$RUNMPI" "$PROG"; do
     [ -x "$f" ] || { echo "FAIL test_mpilaunch: not executable: $f"; exit 1; }
 done
+RUNMPI=$(realpath "$RUNMPI") PROG=$(realpath "$PROG") # some checks run in another directory
 for v in $(compgen -e); do
     case "$v" in GASNET_PSHM_DIR | GASNET_BACKTRACE) ;; GASNET_*|TEST_*|MPIRUN_CMD) unset "$v" ;; esac
 done
@@ -61,17 +64,33 @@ TEST_EXIT_CODE=5 timeout -k 5 60 "$RUNMPI" -n 2 "$PROG" > "$out" 2> "$err"
 st=$?
 if [ $st -eq 5 ]; then echo "ok   gasnet_exit(5) on one rank: job status 5"; else bad "gasnet_exit(5): status $st"; cat "$err"; fi
 
-mistake() { # name cmd...
-    local name=$1; shift
+mistake() { # name expected-text cmd...: one line saying the text, non-zero, within a second
+    local name=$1 text=$2; shift 2
+    local t0=$EPOCHREALTIME
     timeout -k 5 30 "$@" > "$out" 2> "$err"
-    local st=$? lines
+    local st=$? lines ms
+    ms=$(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))
     lines=$(grep -c . "$err")
     if [ $st -eq 0 ]; then bad "$name: accepted"
     elif [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr, expected one:"; cat "$err"
-    else echo "ok   $name: status $st: $(cat "$err")"; fi
+    elif ! grep -q -- "$text" "$err"; then bad "$name: the message does not say '$text':"; cat "$err"
+    elif [ "$ms" -gt 1000 ]; then bad "$name: took $ms ms (more than a second)"
+    else echo "ok   $name: status $st in $ms ms: $(cat "$err")"; fi
 }
-mistake "-n 0" "$RUNMPI" -n 0 "$PROG"
-mistake "-n abc" "$RUNMPI" -n abc "$PROG"
+mistake "-n 0" "-n 0" "$RUNMPI" -n 0 "$PROG"
+mistake "-n abc" "-n abc" "$RUNMPI" -n abc "$PROG"
+# a missing program: Open MPI's quiet option used to hide mpirun's message (status 132/134)
+mistake "no such program" "$tmp/no-such-program: no such program" "$RUNMPI" -n 2 "$tmp/no-such-program"
+mistake "no such program, bare name" "no-such-program-here: no such program" "$RUNMPI" -n 2 no-such-program-here
+(cd "$tmp" && mistake "no such program, relative" "./nothere: no such program" "$RUNMPI" -n 2 ./nothere
+ exit $failed) || failed=1
+: > "$tmp/plain"
+mistake "not executable" "$tmp/plain: not executable" "$RUNMPI" -n 2 "$tmp/plain"
+# a bare name in the current directory runs, as mpirun would run it
+cp "$PROG" "$tmp/bare-prog"
+(cd "$tmp" && TEST_FWD="$FWD" timeout -k 5 60 "$RUNMPI" -n 2 bare-prog > "$out" 2> "$err")
+st=$?
+if [ $st -eq 0 ] && check_ranks 2 "a bare name in the current directory"; then :; else bad "bare name: status $st"; cat "$err"; fi
 timeout -k 5 30 "$RUNMPI" -n 2 > "$out" 2> "$err"
 st=$?
 if [ $st -ne 0 ] && grep -q "^usage: gasnetrun_mpi" "$err"; then echo "ok   no program: status $st, the usage"
