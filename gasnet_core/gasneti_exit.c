@@ -144,13 +144,19 @@ void gasneti_maybe_backtrace(void) {
     if (freeze_on_error) gasnett_freezeForDebuggerErr();
 }
 
-static void fatal_signal_handler(int sig) {
+/* A SIGINT, SIGTERM or SIGHUP sent by our parent (the launcher: amudprun, mpirun or its
+ * daemon, smp's first process) is the launcher ending the job, which it reports itself
+ * in one line naming the rank that failed: this rank then ends without a line of its own.
+ * The same signal from anyone else (a user, a batch system) is announced. */
+static void fatal_signal_handler(int sig, siginfo_t *info, void *ctx) {
+    (void)ctx;
     char msg[160];
     int fatal = (sig != SIGINT && sig != SIGTERM && sig != SIGHUP);
+    int from_launcher = !fatal && info && info->si_code == SI_USER && info->si_pid == getppid();
     snprintf(msg, sizeof(msg), "*** %s (rank %u of %u): caught signal %s (%d)%s\n",
              fatal ? "FATAL ERROR" : "NOTICE", (unsigned)gasneti_mynode, (unsigned)gasneti_nodes, strsignal(sig), sig,
              fatal ? "" : ", ending the job");
-    if (write(2, msg, strlen(msg)) < 0) {}
+    if (!from_launcher && write(2, msg, strlen(msg)) < 0) {}
     if (fatal) gasneti_maybe_backtrace();
     if (!__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) gasneti_boot->exit_notify(128 + sig, 0);
     signal(sig, SIG_DFL);
@@ -174,7 +180,8 @@ void gasneti_exit_init(void) {
     sigemptyset(&sa.sa_mask);
     sa.sa_handler = quit_handler;
     sigaction(SIGQUIT, &sa, NULL);
-    sa.sa_handler = fatal_signal_handler;
+    sa.sa_sigaction = fatal_signal_handler;
+    sa.sa_flags = SA_SIGINFO;
     const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
     for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) sigaction(sigs[i], &sa, NULL);
 }

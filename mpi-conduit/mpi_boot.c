@@ -86,11 +86,13 @@ static void mpi_exit_notify(int code, int collective) {
         MPI_UNLOCK();
         return;
     }
-    /* the rest of the job must end: mpirun kills every rank; the job's status is `code`.
+    /* the rest of the job must end: mpirun kills every rank; the job's status is `code`,
+     * 0 included (gasnet_exit(0) while a straggler is blocked: Open MPI's mpirun then ends
+     * 0 although it ended the straggler by a signal; it used to be made 1 here).
      * No lock: this may run in a signal handler that interrupted a holder of it. */
     if (mpi_is_finalized()) return;
     fflush(NULL);
-    MPI_Abort(MPI_COMM_WORLD, code ? code : 1);
+    MPI_Abort(MPI_COMM_WORLD, code);
     _exit(code);
 }
 

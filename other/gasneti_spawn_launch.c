@@ -53,6 +53,7 @@ typedef struct {
     uint8_t *contrib; /* contribution to the current collective */
     uint32_t clen;
     int contributed;
+    double lost_at;  /* its connection closed unannounced while its process was still ours to reap */
     char host[64];
 } rank_t;
 
@@ -423,16 +424,33 @@ static void rank_lost(int r, const char *what) {
     abort_job(1, why);
 }
 
+#define LOST_WAIT_S 1.0
+static const char conn_lost[] = "control connection lost (the process died?)";
+/* A connection that closed before its rank said it was exiting. The connection usually
+ * closes a moment before the process can be reaped: if the process is our child (the rank
+ * itself for L, its ssh or shell otherwise), its exit status says why (a signal, say) once
+ * reap() collects it; only one still running LOST_WAIT_S later is reported as lost here. */
+static void connection_lost(int r) {
+    if (ranks[r].fd >= 0) close(ranks[r].fd);
+    ranks[r].fd = -1;
+    if (ranks[r].exiting || kill_at) return;
+    if (ranks[r].pid > 0) {
+        if (!ranks[r].lost_at) ranks[r].lost_at = now_s();
+        return;
+    }
+    rank_lost(r, conn_lost);
+}
+
 static void serve_rank(int r) {
     ctrl_hdr_t h;
     if (read_all(ranks[r].fd, &h, sizeof(h))) {
-        rank_lost(r, "control connection lost (the process died?)");
+        connection_lost(r);
         return;
     }
     uint8_t *data = h.len ? malloc(h.len) : NULL;
     if (h.len && (!data || read_all(ranks[r].fd, data, h.len))) {
         free(data);
-        rank_lost(r, "control connection lost (the process died?)");
+        connection_lost(r);
         return;
     }
     int32_t code = h.len >= 4 && data ? *(int32_t *)data : 1;
@@ -549,7 +567,8 @@ const char *gasneti_spawn_external(const char *spawner) {
 /* The mpi and pmi spawners: the job is gasnetrun_mpi's (mpirun, or PMIRUN_CMD for pmi);
  * the ranks learn the spawner from GASNET_<C>_SPAWNER and join through its plugin.
  * gasnetrun_mpi is looked for beside this program, then where the build installs it and
- * in the build tree (GASNETI_SPAWN_MPIRUN_PATHS). Returns only on failure. */
+ * in the build tree (GASNETI_SPAWN_MPIRUN_PATHS; the build tree first for a program of the
+ * build tree: GASNETI_SPAWN_BUILD_TREE_MPIRUN). Returns only on failure. */
 static int launch_external(const char *which, int n, int argc, char **argv) {
 #ifdef GASNETI_SPAWN_MPIRUN_PATHS
     char self[PATH_MAX], paths[8192], *save = NULL, nstr[16];
@@ -557,7 +576,15 @@ static int launch_external(const char *which, int n, int argc, char **argv) {
     self[l > 0 ? l : 0] = 0;
     char *slash = strrchr(self, '/');
     if (slash) *slash = 0;
-    snprintf(paths, sizeof(paths), "%s/gasnetrun_mpi:%s", self, GASNETI_SPAWN_MPIRUN_PATHS);
+    /* a program of the build tree uses the build tree's gasnetrun_mpi before an installed
+     * one, which may be an older build's */
+    const char *tree = GASNETI_SPAWN_BUILD_TREE_MPIRUN, *t = strrchr(tree, '/');
+    size_t tl = t ? (size_t)(t - tree) : 0; /* .../mpi-conduit */
+    t = tl ? memrchr(tree, '/', tl) : NULL;
+    tl = t ? (size_t)(t - tree) : 0; /* the build tree itself */
+    int in_tree = tl && !strncmp(self, tree, tl) && (self[tl] == '/' || !self[tl]);
+    snprintf(paths, sizeof(paths), "%s/gasnetrun_mpi:%s%s%s", self, in_tree ? tree : "", in_tree ? ":" : "",
+             GASNETI_SPAWN_MPIRUN_PATHS);
     const char *runner = NULL;
     for (char *p = strtok_r(paths, ":", &save); p && !runner; p = strtok_r(NULL, ":", &save))
         if (!access(p, X_OK)) runner = p;
@@ -708,6 +735,11 @@ int gasneti_spawn_launch(const char *launcher, const char *conduit, int n, const
             if (ranks[r].fd >= 0) pfd[np++] = (struct pollfd){ranks[r].fd, POLLIN, 0};
         int rc = poll(pfd, (nfds_t)np, 20);
         reap();
+        for (int r = 0; r < n; r++)
+            if (ranks[r].lost_at && ranks[r].pid > 0 && now_s() - ranks[r].lost_at > LOST_WAIT_S) {
+                ranks[r].lost_at = 0;
+                rank_lost(r, conn_lost);
+            }
         if (rc < 0) continue; /* EINTR: a signal, seen at the top */
         /* connections that have not said who they are, from the last (so that removing
          * one by moving the last into its place leaves the ones still to look at alone) */

@@ -145,10 +145,16 @@ GASNETI_NORETURN static void monitor(pid_t *pids, int n) {
             if (WIFEXITED(st) && state == ST_EXITING) {
                 if (code && !first_nonzero) first_nonzero = code;
             } else if (!kill_at) {
-                /* an abort, a signal, or an exit that bypassed the library: end the job */
+                /* an abort, a signal, or an exit that bypassed the library: end the job,
+                 * saying why in one line as the network launchers do (an abort has said it) */
+                char host[256] = "localhost";
+                gethostname(host, sizeof(host) - 1);
                 if (state != ST_ABORTING && !WIFEXITED(st))
-                    fprintf(stderr, "*** GASNet job: rank %d was killed by signal %d (%s); ending the job\n", r,
-                            WTERMSIG(st), strsignal(WTERMSIG(st)));
+                    fprintf(stderr, "*** GASNet job: rank %d on host %s was killed by signal %d (%s); ending the job\n",
+                            r, host, WTERMSIG(st), strsignal(WTERMSIG(st)));
+                else if (state != ST_ABORTING)
+                    fprintf(stderr, "*** GASNet job: rank %d on host %s exited with status %d without gasnet_exit; "
+                            "ending the job\n", r, host, code);
                 set_job_code(code ? code : 1);
                 signal_all(pids, n, SIGQUIT);
                 kill_at = mono_now() + 2.0;

@@ -8,6 +8,8 @@
  *   return3  every rank returns 3 from main after a barrier.  Expect status 3.
  *   stagger  rank 0 returns at once, the others 1 s later, each after printing a line.
  *            Expect status 0 and every line.
+ *   straggler  every rank but N-1 calls gasnet_exit(0) after a barrier; rank N-1 waits in
+ *            a barrier the others never enter.  Expect status 0, everything gone within 5 s.
  *   signal   each rank writes its pid to DIR/rank<r>.pid and polls; the driver signals one.
  * Usage: test_exit MODE [DIR] [marker...]   (extra arguments are ignored)
  * Layer: tests (public API only). */
@@ -70,6 +72,22 @@ int main(int argc, char **argv) {
             _exit(96);
         }
         compute_forever(60, "a killed peer did not end this rank");
+    } else if (!strcmp(mode, "straggler")) {
+        test_barrier();
+        if (test_rank == test_size - 1 && test_size > 1) {
+            gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS); /* the others never come */
+            gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
+            fprintf(stderr, "test_exit: rank %u left a barrier the others never entered\n", (unsigned)test_rank);
+            _exit(96);
+        }
+        test_sleep_ms(200); /* let rank N-1 get into its barrier */
+        if (test_rank == 0) {
+            printf("EXIT_AT %lld\n", realtime_ns());
+            fflush(stdout);
+        }
+        gasnet_exit(0);
+        fprintf(stderr, "test_exit: gasnet_exit returned\n");
+        _exit(98);
     } else if (!strcmp(mode, "return0") || !strcmp(mode, "return3")) {
         test_barrier();
         printf("rank %u returning\n", (unsigned)test_rank);

@@ -1,9 +1,13 @@
 #!/bin/bash
 # tests/api/test_exit.sh: drives tests/api/test_exit in one mode and checks how the job ends.
 #   test_exit.sh GASNET_RUN CONDUIT N PROG MODE
-# MODE: exit7 | kill | return0 | return3 | stagger | sigterm | sigint
+# MODE: exit7 | kill | killx2 | straggler | return0 | return3 | stagger | sigterm | sigint
 #   exit7    status 7; every process gone within 5 s of the gasnet_exit(7) call
-#   kill     non-zero status; every process gone within 10 s of the SIGKILL
+#   kill     SIGKILL of rank N-1: status 137, stderr is one line naming rank N-1, its host
+#            and signal 9; every process gone within 10 s of the SIGKILL
+#   killx2   the same, two jobs at once, three times over (repeated, and under load)
+#   straggler  every rank but N-1 calls gasnet_exit(0) while N-1 waits in a barrier:
+#            status 0, nothing on stderr, every process gone within 5 s
 #   return0  status 0, every rank's line printed    (return3: status 3)
 #   stagger  status 0, every rank's line printed although rank 0 returned 1 s earlier
 #   sigterm  SIGTERM to rank N-1: non-zero status, every process gone within 10 s
@@ -57,25 +61,56 @@ elapsed_since() { echo $(( ($(now_ns) - $1) / 1000000 )); } # ms
 # with status 125 and a message; the checks below are stricter about time.
 export GASNET_RUN_GRACE=10
 
-case "$MODE" in
-exit7|kill)
-    "$RUN" -c "$CONDUIT" -n "$N" -t 60 "$PROG" "$MODE" "$marker" > "$out" 2> "$err"
+# one job of mode exit7, kill or straggler, output in $1.out and $1.err; prints the time
+# from the event to the job's end (ms) or "FAIL: why"
+timed_job() {
+    local o=$1.out e=$1.err mode=$2 st t_end t_ev key=EXIT_AT limit=5 want=0 ms victim=$((N - 1))
+    "$RUN" -c "$CONDUIT" -n "$N" -t 60 "$PROG" "$mode" "$marker" > "$o" 2> "$e"
     st=$?
     t_end=$(now_ns)
-    key=EXIT_AT; limit=5
-    [ "$MODE" = kill ] && { key=KILL_AT; limit=10; }
-    t_ev=$(awk -v k="$key" '$1 == k { print $2; exit }' "$out")
-    [ -n "$t_ev" ] || fail "no $key line: the job did not get that far (status $st)"
-    grep -q "still alive ${GASNET_RUN_GRACE} s after it ended" "$err" && fail "processes outlived the job"
-    if [ "$MODE" = exit7 ]; then
-        [ "$st" -eq 7 ] || fail "job status $st, expected 7"
-    else
-        [ "$st" -ne 0 ] || fail "job status 0 after a rank was killed"
+    case "$mode" in exit7) want=7 ;; kill) key=KILL_AT limit=10 want=137 ;; esac
+    t_ev=$(awk -v k="$key" '$1 == k { print $2; exit }' "$o")
+    [ -n "$t_ev" ] || { echo "FAIL: no $key line: the job did not get that far (status $st)"; return; }
+    grep -q "still alive ${GASNET_RUN_GRACE} s after it ended" "$e" && { echo "FAIL: processes outlived the job"; return; }
+    [ "$st" -eq "$want" ] || { echo "FAIL: job status $st, expected $want"; return; }
+    if [ "$mode" = kill ]; then
+        # the status rule: one line, naming the rank, its host and why
+        [ "$(grep -c . "$e")" -eq 1 ] || { echo "FAIL: $(grep -c . "$e") lines on stderr, expected one"; return; }
+        grep -Eq "rank $victim on host [^ ]+ was killed by signal 9 " "$e" ||
+            { echo "FAIL: stderr does not say 'rank $victim on host H was killed by signal 9'"; return; }
+    elif [ "$mode" = straggler ] && [ -s "$e" ]; then
+        echo "FAIL: a clean exit wrote to stderr"; return
     fi
     ms=$(( (t_end - t_ev) / 1000000 ))
-    [ "$ms" -le $((limit * 1000)) ] || fail "the job ended $ms ms after $key, limit $limit s"
-    check_gone "$t_ev" "$limit"
-    echo "PASS test_exit $MODE [N=$N]: status $st, ended ${ms} ms after ${key%_AT}"
+    [ "$ms" -le $((limit * 1000)) ] || { echo "FAIL: the job ended $ms ms after $key, limit $limit s"; return; }
+    echo "$ms"
+}
+
+case "$MODE" in
+exit7|kill|straggler)
+    res=$(timed_job "$tmp/job" "$MODE")
+    cp "$tmp/job.out" "$out"; cp "$tmp/job.err" "$err"
+    case "$res" in FAIL:*) fail "${res#FAIL: }" ;; esac
+    key=EXIT_AT limit=5
+    [ "$MODE" = kill ] && key=KILL_AT limit=10
+    check_gone "$(awk -v k="$key" '$1 == k { print $2; exit }' "$out")" "$limit"
+    echo "PASS test_exit $MODE [N=$N]: ended ${res} ms after ${key%_AT}$([ "$MODE" = kill ] && echo ": $(cat "$err")")"
+    ;;
+killx2)
+    times=""
+    for round in 1 2 3; do
+        timed_job "$tmp/a" kill > "$tmp/a.res" &
+        timed_job "$tmp/b" kill > "$tmp/b.res"
+        wait
+        for j in a b; do
+            res=$(cat "$tmp/$j.res")
+            cp "$tmp/$j.out" "$out"; cp "$tmp/$j.err" "$err"
+            case "$res" in FAIL:*) fail "round $round, job $j: ${res#FAIL: }" ;; esac
+            times="$times $res"
+        done
+    done
+    check_gone "$(now_ns)" 10
+    echo "PASS test_exit killx2 [N=$N]: 6 jobs (two at once), each status 137 with one line; ended after (ms):$times"
     ;;
 return0|return3|stagger)
     "$RUN" -c "$CONDUIT" -n "$N" -t 60 "$PROG" "$MODE" "$marker" > "$out" 2> "$err"
