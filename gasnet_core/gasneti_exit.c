@@ -93,11 +93,15 @@ static void quit_handler(int sig) {
     _exit(gasneti_boot->abort_code());
 }
 
-/* GASNET_BACKTRACE_TYPE: a comma-separated list of methods tried in order, GDB (gdb
- * attached to this process: every thread, with arguments and source lines) and EXECINFO
- * (glibc backtrace(): this thread, function names); default "EXECINFO". GDB falls through
- * to the next method when gdb is not installed or fails. */
-static char backtrace_types[64] = "EXECINFO";
+/* GASNET_BACKTRACE_TYPE: a comma-separated list of methods tried in order until one
+ * works: GDB (gdb attached to this process: every thread, with arguments and source
+ * lines), ADDR2LINE (this thread, each frame named by addr2line from the program's and
+ * libraries' symbols, static functions and source lines included) and EXECINFO (glibc's
+ * backtrace_symbols: exported names only, else offsets). Default "GDB,ADDR2LINE,EXECINFO":
+ * gdb when the machine has it and may attach, else addr2line, else glibc. A line before
+ * the frames says which method printed them. */
+extern int gasneti_backtrace_addr2line(int fd); /* gasnett_tools.c */
+static char backtrace_types[64] = "GDB,ADDR2LINE,EXECINFO";
 static int freeze_on_error;
 
 static int backtrace_gdb(void) {
@@ -122,14 +126,27 @@ static int backtrace_gdb(void) {
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+static void backtrace_header(const char *how) {
+    char h[160];
+    snprintf(h, sizeof(h), "*** backtrace of rank %u (pid %d), by %s:\n", (unsigned)gasneti_mynode, (int)getpid(), how);
+    if (write(2, h, strlen(h)) < 0) {}
+}
+
 static void print_backtrace(void) {
     char types[64];
     snprintf(types, sizeof(types), "%s", backtrace_types);
     for (char *save = NULL, *t = strtok_r(types, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
         if (!strcasecmp(t, "GDB")) {
+            backtrace_header("gdb (every thread)");
             if (!backtrace_gdb()) return;
+            backtrace_header("gdb: it could not be run or could not attach; next method");
+        } else if (!strcasecmp(t, "ADDR2LINE")) {
+            backtrace_header("addr2line (this thread)");
+            if (!gasneti_backtrace_addr2line(2)) return;
+            backtrace_header("addr2line: it could not be run; next method");
         } else if (!strcasecmp(t, "EXECINFO")) {
 #if defined(__GLIBC__)
+            backtrace_header("glibc backtrace_symbols (this thread; exported names only)");
             void *frames[64];
             int n = backtrace(frames, 64);
             backtrace_symbols_fd(frames, n, 2);
@@ -171,7 +188,7 @@ void gasneti_exit_init(void) {
         if (*end || exit_timeout < 0) gasneti_launch_error("GASNET_EXITTIMEOUT=%s: expected a number of seconds", t);
     }
     want_backtrace = gasneti_getenv_yesno("GASNET_BACKTRACE", 0);
-    const char *bt = gasneti_getenv_dflt("GASNET_BACKTRACE_TYPE", "EXECINFO");
+    const char *bt = gasneti_getenv_dflt("GASNET_BACKTRACE_TYPE", "GDB,ADDR2LINE,EXECINFO");
     if (bt && *bt) snprintf(backtrace_types, sizeof(backtrace_types), "%s", bt);
     freeze_on_error = gasneti_getenv_yesno("GASNET_FREEZE_ON_ERROR", 0);
     on_exit(on_exit_hook, NULL);

@@ -8,8 +8,14 @@
 #endif
 #include "gasnet_tools.h"
 
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
 #include <execinfo.h>
 #include <limits.h>
+#include <link.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -85,13 +91,104 @@ void gasnett_backtrace_init(const char *exename) {
     backtrace_exename = exename;
 }
 
-int gasnett_print_backtrace(int fd) {
-    if (gasnett_backtrace_user.fnp && gasnett_backtrace_user.fnp(fd) == 0) return 0;
+/* `addr2line -f -i -C -e file 0xoff`: pairs of lines, function then file:line, the
+ * innermost first and then each function it was inlined into, in out; -1 if addr2line
+ * could not be run (not installed, say) */
+static int addr2line(const char *file, uintptr_t off, char *out, size_t outsz) {
+    int p[2];
+    if (pipe(p)) return -1;
+    char hex[32];
+    snprintf(hex, sizeof hex, "0x%lx", (unsigned long)off);
+    pid_t c = fork();
+    if (c < 0) {
+        close(p[0]), close(p[1]);
+        return -1;
+    }
+    if (c == 0) {
+        dup2(p[1], 1);
+        close(p[0]), close(p[1]);
+        execlp("addr2line", "addr2line", "-f", "-i", "-C", "-e", file, hex, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    size_t got = 0;
+    ssize_t r;
+    while (got < outsz - 1 && ((r = read(p[0], out + got, outsz - 1 - got)) > 0 || (r < 0 && errno == EINTR)))
+        if (r > 0) got += (size_t)r;
+    out[got] = 0;
+    close(p[0]);
+    int st = 0;
+    while (waitpid(c, &st, 0) < 0 && errno == EINTR) {
+    }
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 && strchr(out, '\n') ? 0 : -1;
+}
+
+/* Named frames of the calling thread without a debugger: each return address is found in
+ * the object that holds it (dladdr: the program or a shared library), and addr2line
+ * (binutils) names the function and the source line from the object's symbols and debug
+ * information, static and inlined functions included (backtrace_symbols names only
+ * exported ones). A frame is "#i  function at file:line (object+0xoffset)", followed by
+ * "    inlined in function at file:line" for each function the code was inlined into.
+ * Returns -1, having printed nothing, when addr2line cannot be run. */
+int gasneti_backtrace_addr2line(int fd) {
     void *frames[64];
     int n = backtrace(frames, 64);
     if (n <= 0) return -1;
-    dprintf(fd, "backtrace of process %d (%s):\n", (int)getpid(),
-            backtrace_exename ? backtrace_exename : gasnett_exe_name());
+    Dl_info mi;
+    const void *main_base = dladdr((void *)getauxval(AT_PHDR), &mi) ? mi.dli_fbase : NULL;
+    char self[PATH_MAX]; /* the program's own file (dladdr gives only its argv[0]) */
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[sl > 0 ? sl : 0] = 0;
+    const size_t each = 2048;
+    char *text = malloc((size_t)n * each);
+    if (!text) return -1;
+    for (int i = 0; i < n; i++) {
+        char *line = text + (size_t)i * each;
+        size_t used = 0;
+        uintptr_t pc = (uintptr_t)frames[i] - (i > 0); /* a return address: the call is just before */
+        Dl_info di;
+        if (!dladdr((void *)pc, &di) || !di.dli_fbase) {
+            snprintf(line, each, "#%-2d %p\n", i, frames[i]);
+            continue;
+        }
+        const ElfW(Ehdr) *eh = di.dli_fbase;
+        uintptr_t off = pc - (eh->e_type == ET_DYN ? (uintptr_t)di.dli_fbase : 0);
+        const char *file = di.dli_fbase == main_base && *self ? self : di.dli_fname;
+        const char *base = strrchr(file, '/');
+        base = base ? base + 1 : file;
+        char out[1536];
+        if (addr2line(file, off, out, sizeof out)) {
+            free(text);
+            return -1;
+        }
+        char *save = NULL, *func = strtok_r(out, "\n", &save);
+        for (int k = 0; func; k++, func = strtok_r(NULL, "\n", &save)) {
+            char *loc = strtok_r(NULL, "\n", &save);
+            if (!strcmp(func, "??") && di.dli_sname && !k) func = (char *)di.dli_sname;
+            int known = loc && strncmp(loc, "??", 2);
+            int w = k ? snprintf(line + used, each - used, "    inlined in %.200s%s%.300s\n", func, known ? " at " : "",
+                                 known ? loc : "")
+                      : snprintf(line + used, each - used, "#%-2d %.200s%s%.300s (%.100s+0x%lx)\n", i, func,
+                                 known ? " at " : "", known ? loc : "", base, (unsigned long)off);
+            if (w < 0 || (size_t)w >= each - used) break;
+            used += (size_t)w;
+        }
+    }
+    for (int i = 0; i < n; i++) dprintf(fd, "%s", text + (size_t)i * each);
+    free(text);
+    return 0;
+}
+
+int gasnett_print_backtrace(int fd) {
+    if (gasnett_backtrace_user.fnp && gasnett_backtrace_user.fnp(fd) == 0) return 0;
+    const char *exe = backtrace_exename ? backtrace_exename : gasnett_exe_name();
+    dprintf(fd, "backtrace of process %d (%s), by addr2line:\n", (int)getpid(), exe);
+    if (gasneti_backtrace_addr2line(fd) == 0) return 0;
+    void *frames[64];
+    int n = backtrace(frames, 64);
+    if (n <= 0) return -1;
+    dprintf(fd, "(addr2line could not be run) backtrace of process %d (%s), by glibc backtrace_symbols:\n",
+            (int)getpid(), exe);
     backtrace_symbols_fd(frames, n, fd);
     return 0;
 }

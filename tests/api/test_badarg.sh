@@ -11,7 +11,8 @@
 #       off) ends the job non-zero with a message naming the index (the GASNet-1 spec
 #       makes this fatal in every build); so do a rank one past the team's last given to
 #       an AM, a Prepare, a put, a get, a value put, a VIS call, an atomic and GASNet-1's
-#       gasnet_put (the message must say "rank 2 is out of range (team size 2)"), an
+#       gasnet_put (the message must say "rank 2 is out of range (team size 2)"; with
+#       GASNET_BACKTRACE=1 the backtrace by addr2line names main), an
 #       oversize Medium, a Commit beyond its Prepare, a least_payload above the maximum and
 #       more than 16 handler arguments.
 # Layer: tests (driver).
@@ -146,6 +147,16 @@ always)
         check_misuse "$spec" && { grep -q "rank 2 is out of range (team size 2)" "$err" ||
             bad "${spec%%:*}: stderr does not say 'rank 2 is out of range (team size 2)'"; }
     done
+    # a named backtrace on every conduit (the default method, gdb, is test_diag's)
+    GASNET_BACKTRACE=1 GASNET_BACKTRACE_TYPE=ADDR2LINE run_job 2 rank-am
+    st=$?
+    if [ "$st" -eq 0 ] || ! grep -q '^\*\*\* backtrace of rank 0 (pid [0-9]*), by addr2line' "$err"; then
+        bad "GASNET_BACKTRACE=1: no backtrace by addr2line after the fatal error (status $st)"
+    elif ! grep -Eq '^#[0-9]+ +main at |^    inlined in main at ' "$err"; then
+        bad "GASNET_BACKTRACE=1: no frame names main"
+    else
+        echo "ok   GASNET_BACKTRACE=1 (ADDR2LINE): status $st, $(grep -c '^#[0-9]' "$err") named frames, main among them"
+    fi
     # lengths are checked in every build
     for spec in medium-size:gex_AM_RequestMedium commit-size:gex_AM_CommitRequestMedium \
                 prepare-least:gex_AM_PrepareRequestMedium nargs-300:gex_AM_RequestShort; do

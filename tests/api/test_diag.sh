@@ -12,8 +12,10 @@
 #     one-line launch error;
 #   - a library built without tracing creates no trace file;
 #   - GASNET_VERBOSEENV=1 lists each variable once with (set)/(default);
-#   - GASNET_BACKTRACE=1 prints a backtrace after a fatal error (EXECINFO; and GDB with
-#     GASNET_BACKTRACE_TYPE=GDB when gdb is installed, else the EXECINFO fallback);
+#   - GASNET_BACKTRACE=1 prints a backtrace after a fatal error that names main, by gdb
+#     when it is installed, and says which method printed it; ADDR2LINE names the
+#     library's static frames and main's source line; EXECINFO is glibc's; with neither
+#     program in PATH each failure is reported;
 #   - GASNET_FREEZE_ON_ERROR=1 stops the failing process and says how to attach.
 # Layer: tests (driver).
 set -u
@@ -106,20 +108,34 @@ elif [ -n "$dups" ]; then bad "GASNET_VERBOSEENV: listed more than once: $dups"
 else ok "GASNET_VERBOSEENV=1: $(grep -c '^ENV parameter:' "$err") variables, each once, (set) and (default) marked"; fi
 
 # ---- backtraces and freezing on a fatal error ----
+# the default: gdb where it is installed and may attach, else addr2line; either names main
 GASNET_BACKTRACE=1 run2 "$BPROG" handler
 st=$?
+how=$(sed -n 's/^\*\*\* backtrace of rank [0-9]* (pid [0-9]*), by \([a-z0-9]*\).*/\1/p' "$err" | head -1)
 if [ $st -eq 0 ] || ! grep -q 'FATAL ERROR' "$err"; then bad "fatal error: status $st"
-elif [ "$(grep -c '(+0x[0-9a-f]*)\|\[0x[0-9a-f]*\]' "$err")" -lt 3 ]; then bad "GASNET_BACKTRACE=1: no backtrace frames"
-else ok "GASNET_BACKTRACE=1: $(grep -c '\[0x[0-9a-f]*\]' "$err") frames after the fatal error"; fi
-GASNET_BACKTRACE=1 GASNET_BACKTRACE_TYPE=GDB,EXECINFO run2 "$BPROG" handler
+elif [ -z "$how" ]; then bad "GASNET_BACKTRACE=1: no line saying which method printed the backtrace"
+elif command -v gdb > /dev/null && [ "$how" != gdb ]; then bad "GASNET_BACKTRACE=1: gdb is installed but $how printed the backtrace"
+elif ! grep -Eq '(^#[0-9]+ .*| in )main( \(| at )' "$err"; then bad "GASNET_BACKTRACE=1 (by $how): no frame names main"
+else ok "GASNET_BACKTRACE=1: a backtrace by $how naming main"; fi
+GASNET_BACKTRACE=1 GASNET_BACKTRACE_TYPE=ADDR2LINE run2 "$BPROG" handler
 st=$?
-if command -v gdb > /dev/null; then
-    if [ $st -eq 0 ] || ! grep -q 'gasneti_fatalerror' "$err"; then bad "GASNET_BACKTRACE_TYPE=GDB: no gdb backtrace naming gasneti_fatalerror"
-    else ok "GASNET_BACKTRACE_TYPE=GDB: gdb's backtrace of every thread"; fi
-else
-    if [ $st -eq 0 ] || [ "$(grep -c '\[0x[0-9a-f]*\]' "$err")" -lt 3 ]; then bad "GASNET_BACKTRACE_TYPE=GDB,EXECINFO without gdb: no fallback backtrace"
-    else ok "GASNET_BACKTRACE_TYPE=GDB,EXECINFO: gdb is not installed, the EXECINFO fallback printed"; fi
-fi
+if [ $st -eq 0 ] || ! grep -q '^\*\*\* backtrace of rank [0-9]* (pid [0-9]*), by addr2line' "$err"; then
+    bad "GASNET_BACKTRACE_TYPE=ADDR2LINE: no 'by addr2line' backtrace (status $st)"
+elif ! grep -Eq '^    inlined in main at .*test_badarg\.c:[0-9]+|^#[0-9]+ +main at .*test_badarg\.c:[0-9]+' "$err"; then
+    bad "GASNET_BACKTRACE_TYPE=ADDR2LINE: no frame names main with its source line"
+elif ! grep -q '^#[0-9]* *gasneti_fatalerror at .*gasneti_env\.c' "$err"; then
+    bad "GASNET_BACKTRACE_TYPE=ADDR2LINE: the library's static frames are not named"
+else ok "GASNET_BACKTRACE_TYPE=ADDR2LINE: $(grep -c '^#[0-9]' "$err") named frames, main's source line among them"; fi
+GASNET_BACKTRACE=1 GASNET_BACKTRACE_TYPE=EXECINFO run2 "$BPROG" handler
+st=$?
+if [ $st -eq 0 ] || ! grep -q 'by glibc backtrace_symbols' "$err" || [ "$(grep -c '\[0x[0-9a-f]*\]' "$err")" -lt 3 ]; then
+    bad "GASNET_BACKTRACE_TYPE=EXECINFO: no glibc backtrace (status $st)"
+else ok "GASNET_BACKTRACE_TYPE=EXECINFO: $(grep -c '\[0x[0-9a-f]*\]' "$err") frames by glibc"; fi
+GASNET_BACKTRACE=1 GASNET_BACKTRACE_TYPE=GDB,ADDR2LINE run2 /usr/bin/env PATH=/nonexistent "$BPROG" handler
+st=$?
+if [ $st -eq 0 ] || ! grep -q 'by gdb: it could not be run' "$err" || ! grep -q 'by addr2line: it could not be run' "$err"; then
+    bad "GASNET_BACKTRACE_TYPE=GDB,ADDR2LINE without either program: the fall-through is not reported"
+else ok "GASNET_BACKTRACE_TYPE=GDB,ADDR2LINE with neither in PATH: each failure reported"; fi
 
 setsid env GASNET_FREEZE_ON_ERROR=1 GASNET_PSHM_NODES=2 "$BPROG" handler > "$out" 2> "$err" < /dev/null &
 bg=$!
