@@ -91,6 +91,11 @@ struct gasneti_bootstrap_s {
     /* Optional (NULL if none): called last as the process leaves after a collective
      * exit, once the network is shut down (an external launcher's finalize). */
     void (*fini)(void);
+    /* Optional (NULL if the bootstrap cannot tell): the code of a rank that has begun a
+     * normal exit (gasnet_exit or a return from main), -1 while none has. A rank blocked
+     * in a collective then joins the exit at once (gasneti_join_peer_exit) instead of
+     * being ended GASNET_EXITTIMEOUT later. Cheap: called from wait loops. */
+    int (*peer_exiting)(void);
 };
 
 /* ---------------------------------------------------------------------------------

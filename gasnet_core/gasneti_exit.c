@@ -67,6 +67,13 @@ static void exit_collectively(int code) {
     }
 }
 
+void gasneti_join_peer_exit(void) {
+    static GASNETI_THREADLOCAL unsigned calls;
+    if (++calls & 63 || !gasneti_boot || !gasneti_boot->peer_exiting || gasneti_exiting || gasneti_cur_token) return;
+    int code = gasneti_boot->peer_exiting();
+    if (code >= 0) gasnet_exit(code);
+}
+
 void gasnet_exit(int exitcode) {
     if (!gasneti_boot) _exit(exitcode);
     if (__atomic_exchange_n(&gasneti_exiting, 1, __ATOMIC_ACQ_REL)) leave(exitcode);

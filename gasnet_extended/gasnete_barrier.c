@@ -223,7 +223,10 @@ int gasnet_barrier_wait(int id, int flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_wait");
     if (!legacy.pending) gasneti_fatalerror("gasnet_barrier_wait: called without a matching gasnet_barrier_notify");
     GASNETI_TRACE_TIMER(t0);
-    while (gasneti_atomic_read(&legacy.ev->pending)) gasneti_AMPoll();
+    while (gasneti_atomic_read(&legacy.ev->pending)) {
+        gasneti_AMPoll();
+        gasneti_join_peer_exit(); /* a rank that has begun gasnet_exit never comes */
+    }
     GASNETI_TRACE_TIME(GASNETI_TK_BARRIER_WAIT, t0);
     return legacy_result(id, flags);
 }

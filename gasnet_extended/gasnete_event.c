@@ -86,8 +86,10 @@ void gasnete_event_wait(gex_Event_t ev) {
     check_event(ev, "gex_Event_Wait");
     if (ev == GEX_EVENT_INVALID) return;
     GASNETI_TRACE_TIMER(t0);
-    while (!event_done(ev))
+    while (!event_done(ev)) {
         gasneti_AMPoll();
+        if (ev->kind == GASNETE_EV_OTHER) gasneti_join_peer_exit(); /* a collective: see gasnet_barrier_wait */
+    }
     GASNETI_TRACE_TIME(GASNETI_TK_WAIT, t0);
     event_retire(ev);
 }

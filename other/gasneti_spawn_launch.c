@@ -472,7 +472,13 @@ static void serve_rank(int r) {
                 ranks[r].exiting = 1;
                 ranks[r].code = code;
                 if (code && !first_nonzero) first_nonzero = code;
-                nexiting++;
+                /* the first: the others learn that the job is ending (a rank blocked in a
+                 * collective joins the exit at once: gasneti_join_peer_exit) */
+                if (!nexiting++ && nranks > 1) {
+                    int32_t c = code;
+                    for (int i = 0; i < nranks; i++)
+                        if (!ranks[i].exiting) send_msg(i, CTRL_PEER_EXITING, &c, sizeof(c));
+                }
             }
             if (nexiting == nranks && !all_exit_sent) {
                 all_exit_sent = 1;

@@ -43,7 +43,7 @@ static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER; /* the mailbox below *
 static pthread_cond_t mcond = PTHREAD_COND_INITIALIZER;
 static uint8_t *result;   /* the last collective's result, until taken */
 static uint32_t result_len;
-static int have_result, all_exiting_flag, abort_code_val = -1;
+static int have_result, all_exiting_flag, abort_code_val = -1, peer_exit_code = -1;
 
 static int io_all(int fd, void *buf, size_t len, int wr) {
     uint8_t *p = buf;
@@ -115,6 +115,9 @@ static void *control_thread(void *arg) {
                 data = NULL;
                 break;
             case CTRL_ALL_EXITING: __atomic_store_n(&all_exiting_flag, 1, __ATOMIC_RELEASE); break;
+            case CTRL_PEER_EXITING:
+                __atomic_store_n(&peer_exit_code, h.len >= 4 ? *(int32_t *)data : 0, __ATOMIC_RELEASE);
+                break;
             case CTRL_ABORT: leave_job(h.len >= 4 ? *(int32_t *)data : 1);
             default: break;
         }
@@ -171,9 +174,12 @@ static int spawn_abort_code(void) {
     return c < 0 ? 1 : c;
 }
 
+static int spawn_peer_exiting(void) { return __atomic_load_n(&peer_exit_code, __ATOMIC_ACQUIRE); }
+
 static gasneti_bootstrap_t spawn_boot = {GASNETC_NAME "-control", spawn_barrier,      spawn_exchange,
                                          spawn_broadcast,         spawn_exit_notify,  spawn_all_exiting,
-                                         spawn_abort_code,        jobid};
+                                         spawn_abort_code,        jobid,              NULL,
+                                         spawn_peer_exiting};
 
 /* ---- start-up ---- */
 static void self_spawn(int *argc, char ***argv) {

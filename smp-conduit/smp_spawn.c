@@ -96,8 +96,14 @@ static int smp_abort_code(void) {
     return c < 0 ? 1 : c;
 }
 
-static gasneti_bootstrap_t smp_boot = {"smp-fork", smp_barrier, smp_exchange, smp_broadcast, smp_exit_notify,
-                                       smp_all_exiting, smp_abort_code, NULL};
+static int smp_peer_exiting(void) {
+    for (int r = 0; r < reg->nranks; r++)
+        if (__atomic_load_n(&reg->state[r], __ATOMIC_ACQUIRE) == ST_EXITING) return reg->code[r];
+    return -1;
+}
+
+static gasneti_bootstrap_t smp_boot = {"smp-fork",     smp_barrier,    smp_exchange, smp_broadcast, smp_exit_notify,
+                                       smp_all_exiting, smp_abort_code, NULL,         NULL,          smp_peer_exiting};
 
 /* ---------------------------------------------------------------------------------
  * The monitor
