@@ -68,6 +68,8 @@ extern size_t gasnetc_long_piece(const gasneti_am_msg_t *msg);
  * other/); used by the core before AMs work (host discovery, PSHM set-up, segment
  * exchange, exit). Chosen once at start-up, hence function pointers.
  * --------------------------------------------------------------------------------- */
+/* primordial-team barriers this rank has started (gasnete_barrier.c counts them) */
+extern uint32_t gasneti_barriers_started;
 struct gasneti_bootstrap_s {
     const char *name;
     /* Collective over all ranks: returns when every rank has entered. */
@@ -92,10 +94,12 @@ struct gasneti_bootstrap_s {
      * exit, once the network is shut down (an external launcher's finalize). */
     void (*fini)(void);
     /* Optional (NULL if the bootstrap cannot tell): the code of a rank that has begun a
-     * normal exit (gasnet_exit or a return from main), -1 while none has. A rank blocked
-     * in a collective then joins the exit at once (gasneti_join_peer_exit) instead of
-     * being ended GASNET_EXITTIMEOUT later. Cheap: called from wait loops. */
-    int (*peer_exiting)(void);
+     * normal exit (gasnet_exit or a return from main), -1 while none has; *barriers is
+     * the fewest primordial barriers any such rank had started (gasneti_barriers_started
+     * when it called exit_notify(code, 1)), as far as this rank knows yet. A rank blocked
+     * in a barrier such a rank never started then joins the exit at once
+     * (gasneti_join_peer_exit). Cheap: called from wait loops. */
+    int (*peer_exiting)(uint32_t *barriers);
 };
 
 /* ---------------------------------------------------------------------------------

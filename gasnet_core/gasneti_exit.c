@@ -67,11 +67,14 @@ static void exit_collectively(int code) {
     }
 }
 
-void gasneti_join_peer_exit(void) {
+uint32_t gasneti_barriers_started;
+
+void gasneti_join_peer_exit(uint32_t seq) {
     static GASNETI_THREADLOCAL unsigned calls;
     if (++calls & 63 || !gasneti_boot || !gasneti_boot->peer_exiting || gasneti_exiting || gasneti_cur_token) return;
-    int code = gasneti_boot->peer_exiting();
-    if (code >= 0) gasnet_exit(code);
+    uint32_t started = 0;
+    int code = gasneti_boot->peer_exiting(&started);
+    if (code >= 0 && started <= seq) gasnet_exit(code);
 }
 
 void gasnet_exit(int exitcode) {

@@ -217,10 +217,13 @@ extern void gasneti_exit_init(void);
 extern void gasneti_maybe_backtrace(void); /* GASNET_BACKTRACE=1: print a backtrace to stderr */
 /* Leave now with `code`, ending the rest of the job (fatal errors, launch errors). */
 extern void gasneti_exit_now(int code) GASNETI_NORETURN;
-/* Called from a loop that waits for a collective to complete: if another rank has begun
- * a normal exit (gasnet_exit, a return from main), the collective can never complete,
- * and this rank joins that exit with its code (does not return). Looks every 64th call. */
-extern void gasneti_join_peer_exit(void);
+/* Called from a loop that waits for primordial barrier number `seq` (0-based) to
+ * complete: if another rank has begun a normal exit (gasnet_exit, a return from main)
+ * having started only `seq` barriers or fewer, it never enters this one, which can then
+ * never complete: this rank joins that exit with its code (does not return). A rank that
+ * did enter it (it left the barrier and then exited) is waited for as before. Looks at
+ * the bootstrap every 64th call. */
+extern void gasneti_join_peer_exit(uint32_t seq);
 extern volatile int gasneti_exiting;
 extern void gasnete_progress(void);     /* extended-layer progress (barriers) */
 extern int gasnete_progress_needed;

@@ -166,6 +166,8 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
                     shm_on ? "shared memory (every rank on this host)" : "AM dissemination");
     }
     op->seq = next_seq++;
+    op->ev->barrier_seq1 = op->seq + 1;
+    __atomic_store_n(&gasneti_barriers_started, next_seq, __ATOMIC_RELEASE);
     *op_tail = op;
     op_tail = &op->next;
     __atomic_add_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
@@ -225,7 +227,8 @@ int gasnet_barrier_wait(int id, int flags) {
     GASNETI_TRACE_TIMER(t0);
     while (gasneti_atomic_read(&legacy.ev->pending)) {
         gasneti_AMPoll();
-        gasneti_join_peer_exit(); /* a rank that has begun gasnet_exit never comes */
+        /* a rank that began its exit before this barrier never comes */
+        if (gasneti_atomic_read(&legacy.ev->pending)) gasneti_join_peer_exit(legacy.ev->barrier_seq1 - 1);
     }
     GASNETI_TRACE_TIME(GASNETI_TK_BARRIER_WAIT, t0);
     return legacy_result(id, flags);

@@ -88,7 +88,7 @@ void gasnete_event_wait(gex_Event_t ev) {
     GASNETI_TRACE_TIMER(t0);
     while (!event_done(ev)) {
         gasneti_AMPoll();
-        if (ev->kind == GASNETE_EV_OTHER) gasneti_join_peer_exit(); /* a collective: see gasnet_barrier_wait */
+        if (ev->barrier_seq1 && !event_done(ev)) gasneti_join_peer_exit(ev->barrier_seq1 - 1);
     }
     GASNETI_TRACE_TIME(GASNETI_TK_WAIT, t0);
     event_retire(ev);

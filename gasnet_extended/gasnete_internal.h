@@ -27,6 +27,7 @@ struct gasneti_event_s {
     uint8_t kind;                 /* GASNETE_EV_* */
     uint8_t has_lc;               /* root: has an LC leaf (complete at initiation when leaf is NULL) */
     uint8_t live;                 /* 0 once recycled: debug builds catch a second sync */
+    uint32_t barrier_seq1;        /* a primordial barrier's: its number + 1 (gasneti_join_peer_exit); else 0 */
 };
 
 /* NBI counters, indexed by the bit number of the GEX_EC_* category */

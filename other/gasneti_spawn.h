@@ -33,9 +33,11 @@ extern socklen_t gasneti_spawn_ctrl_addrlen;
  * INIT (uint32 job size, then the job id), then ENV (the launcher's environment as
  * NUL-terminated "NAME=value" strings, applied by ranks not started by fork), and later:
  * EXCH results (the contributions of all ranks to one collective, in rank order),
- * ALL_EXITING, ABORT (int32 code), PEER_EXITING (int32 code: the first rank to leave
- * normally, sent to the others once). A rank sends EXCH (its contribution), EXITING (int32
- * code: leaving normally), ABORT (int32 code: end the job). */
+ * ALL_EXITING, ABORT (int32 code), PEER_EXITING (int32 code, uint32 barriers: a rank
+ * leaving normally and the fewest primordial barriers such a rank started, sent to the
+ * ranks still running when the first leaves and when that number drops). A rank sends
+ * EXCH (its contribution), EXITING (int32 code, uint32 barriers started: leaving
+ * normally), ABORT (int32 code: end the job). */
 enum { CTRL_HELLO = 1, CTRL_INIT, CTRL_ENV, CTRL_EXCH, CTRL_EXITING, CTRL_ALL_EXITING, CTRL_ABORT, CTRL_PEER_EXITING };
 typedef struct {
     uint32_t type, len;

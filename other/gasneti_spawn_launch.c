@@ -67,6 +67,7 @@ typedef struct { /* a connection that has not said HELLO yet */
 static rank_t *ranks;
 static int nranks, verbose, nconnected, ncontributed, nexiting, all_exit_sent;
 static int job_code = -1, first_nonzero;
+static uint32_t min_barriers; /* the fewest barriers started by a rank that said EXITING */
 static double kill_at, term_at;
 static uint64_t key;
 static char jobid[64];
@@ -472,12 +473,16 @@ static void serve_rank(int r) {
                 ranks[r].exiting = 1;
                 ranks[r].code = code;
                 if (code && !first_nonzero) first_nonzero = code;
-                /* the first: the others learn that the job is ending (a rank blocked in a
-                 * collective joins the exit at once: gasneti_join_peer_exit) */
-                if (!nexiting++ && nranks > 1) {
-                    int32_t c = code;
+                nexiting++;
+                /* the others learn that the job is ending, with the fewest barriers an
+                 * exiting rank started (a rank blocked in a later barrier joins the exit
+                 * at once: gasneti_join_peer_exit); sent again only when that drops */
+                uint32_t started = h.len >= 8 ? ((uint32_t *)data)[1] : 0;
+                if (nranks > 1 && (nexiting == 1 || started < min_barriers)) {
+                    min_barriers = started;
+                    uint32_t cb[2] = {(uint32_t)code, started};
                     for (int i = 0; i < nranks; i++)
-                        if (!ranks[i].exiting) send_msg(i, CTRL_PEER_EXITING, &c, sizeof(c));
+                        if (!ranks[i].exiting) send_msg(i, CTRL_PEER_EXITING, cb, sizeof(cb));
                 }
             }
             if (nexiting == nranks && !all_exit_sent) {

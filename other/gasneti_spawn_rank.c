@@ -43,7 +43,8 @@ static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER; /* the mailbox below *
 static pthread_cond_t mcond = PTHREAD_COND_INITIALIZER;
 static uint8_t *result;   /* the last collective's result, until taken */
 static uint32_t result_len;
-static int have_result, all_exiting_flag, abort_code_val = -1, peer_exit_code = -1;
+static int have_result, all_exiting_flag, abort_code_val = -1;
+static uint64_t peer_exit = UINT64_MAX; /* PEER_EXITING: barriers << 32 | code; all ones: none yet */
 
 static int io_all(int fd, void *buf, size_t len, int wr) {
     uint8_t *p = buf;
@@ -116,7 +117,11 @@ static void *control_thread(void *arg) {
                 break;
             case CTRL_ALL_EXITING: __atomic_store_n(&all_exiting_flag, 1, __ATOMIC_RELEASE); break;
             case CTRL_PEER_EXITING:
-                __atomic_store_n(&peer_exit_code, h.len >= 4 ? *(int32_t *)data : 0, __ATOMIC_RELEASE);
+                if (h.len >= 8) {
+                    uint32_t cb[2];
+                    memcpy(cb, data, sizeof(cb));
+                    __atomic_store_n(&peer_exit, (uint64_t)cb[1] << 32 | cb[0], __ATOMIC_RELEASE);
+                }
                 break;
             case CTRL_ABORT: leave_job(h.len >= 4 ? *(int32_t *)data : 1);
             default: break;
@@ -163,8 +168,8 @@ static void spawn_broadcast(void *buf, size_t len, gex_Rank_t root) {
 }
 
 static void spawn_exit_notify(int code, int collective) {
-    int32_t c = code;
-    send_ctrl(collective ? CTRL_EXITING : CTRL_ABORT, &c, sizeof(c));
+    int32_t c[2] = {code, (int32_t)__atomic_load_n(&gasneti_barriers_started, __ATOMIC_ACQUIRE)};
+    send_ctrl(collective ? CTRL_EXITING : CTRL_ABORT, c, collective ? sizeof(c) : sizeof(c[0]));
 }
 
 static int spawn_all_exiting(void) { return __atomic_load_n(&all_exiting_flag, __ATOMIC_ACQUIRE); }
@@ -174,7 +179,12 @@ static int spawn_abort_code(void) {
     return c < 0 ? 1 : c;
 }
 
-static int spawn_peer_exiting(void) { return __atomic_load_n(&peer_exit_code, __ATOMIC_ACQUIRE); }
+static int spawn_peer_exiting(uint32_t *barriers) {
+    uint64_t v = __atomic_load_n(&peer_exit, __ATOMIC_ACQUIRE);
+    if (v == UINT64_MAX) return -1;
+    *barriers = (uint32_t)(v >> 32);
+    return (int)(int32_t)(uint32_t)v;
+}
 
 static gasneti_bootstrap_t spawn_boot = {GASNETC_NAME "-control", spawn_barrier,      spawn_exchange,
                                          spawn_broadcast,         spawn_exit_notify,  spawn_all_exiting,

@@ -28,6 +28,7 @@ typedef struct {
     int barrier_gen;
     int state[SMP_MAX_NODES];
     int code[SMP_MAX_NODES];
+    uint32_t barriers[SMP_MAX_NODES]; /* gasneti_barriers_started of an exiting rank */
 } region_t;
 
 static region_t *reg;
@@ -77,6 +78,7 @@ static void smp_broadcast(void *buf, size_t len, gex_Rank_t root) {
 static void smp_exit_notify(int code, int collective) {
     if (collective) {
         reg->code[gasneti_mynode] = code;
+        reg->barriers[gasneti_mynode] = __atomic_load_n(&gasneti_barriers_started, __ATOMIC_ACQUIRE);
         __atomic_store_n(&reg->state[gasneti_mynode], ST_EXITING, __ATOMIC_RELEASE);
     } else {
         int unset = -1;
@@ -96,10 +98,14 @@ static int smp_abort_code(void) {
     return c < 0 ? 1 : c;
 }
 
-static int smp_peer_exiting(void) {
+static int smp_peer_exiting(uint32_t *barriers) {
+    int code = -1;
     for (int r = 0; r < reg->nranks; r++)
-        if (__atomic_load_n(&reg->state[r], __ATOMIC_ACQUIRE) == ST_EXITING) return reg->code[r];
-    return -1;
+        if (__atomic_load_n(&reg->state[r], __ATOMIC_ACQUIRE) == ST_EXITING && (code < 0 || reg->barriers[r] < *barriers)) {
+            code = reg->code[r];
+            *barriers = reg->barriers[r];
+        }
+    return code;
 }
 
 static gasneti_bootstrap_t smp_boot = {"smp-fork",     smp_barrier,    smp_exchange, smp_broadcast, smp_exit_notify,

@@ -9,7 +9,7 @@
  *   stagger  rank 0 returns at once, the others 1 s later, each after printing a line.
  *            Expect status 0 and every line.
  *   straggler  every rank but N-1 calls gasnet_exit(0) after a barrier; rank N-1 waits in
- *            a barrier the others never enter.  Expect status 0, everything gone within 8 s.
+ *            a barrier the others never enter.  Expect status 0 at once (within 8 s on mpi).
  *   signal   each rank writes its pid to DIR/rank<r>.pid and polls; the driver signals one.
  * Usage: test_exit MODE [DIR] [marker...]   (extra arguments are ignored)
  * Layer: tests (public API only). */
