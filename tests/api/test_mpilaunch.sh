@@ -8,7 +8,8 @@
 # gasnet_exit(5) on one rank is the job's status; mistakes (-n 0, -n abc, a program that
 # is not there, by absolute, relative or bare name, or is not executable) give one line
 # and a non-zero status within a second, no program the usage; a bare name found in the
-# current directory runs. Nothing is left running.
+# current directory runs; SIGTERM to gasnetrun_mpi ends the job with 143 and one line.
+# Nothing is left running.
 # Layer: tests (driver).
 set -u
 [ $# -eq 2 ] || { echo "usage: test_mpilaunch.sh GASNETRUN_MPI PROG" >&2; exit 2; }
@@ -95,6 +96,25 @@ timeout -k 5 30 "$RUNMPI" -n 2 > "$out" 2> "$err"
 st=$?
 if [ $st -ne 0 ] && grep -q "^usage: gasnetrun_mpi" "$err"; then echo "ok   no program: status $st, the usage"
 else bad "no program: status $st:"; cat "$err"; fi
+
+# SIGTERM to gasnetrun_mpi alone (a batch system's): mpirun ends the ranks; status 143 and
+# one line, as the other launchers; nothing left running
+marker="gasnet_test_mpilaunch_$$_$RANDOM"
+TEST_HOLD_SECS=30 "$RUNMPI" -n 2 "$PROG" "$marker" > "$out" 2> "$err" &
+job=$!
+for _ in $(seq 100); do [ "$(grep -c '^rank [0-9]: argc' "$out")" -ge 2 ] && break; sleep 0.1; done
+t0=$EPOCHREALTIME
+kill -TERM "$job"
+wait "$job"
+st=$?
+ms=$(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))
+sleep 0.5
+left=$(pgrep -f "$marker")
+if [ -n "$left" ]; then bad "SIGTERM to gasnetrun_mpi: processes left: $left"; kill -KILL $left
+elif [ $st -ne 143 ]; then bad "SIGTERM to gasnetrun_mpi: status $st, expected 143"; cat "$err"
+elif [ "$(grep -c . "$err")" -ne 1 ] || ! grep -q "^gasnetrun_mpi: got signal 15 (Terminated)" "$err"; then
+    bad "SIGTERM to gasnetrun_mpi: stderr is not the one line 'gasnetrun_mpi: got signal 15 (Terminated)...':"; cat "$err"
+else echo "ok   SIGTERM to gasnetrun_mpi: status 143 in $ms ms, one line, nothing left"; fi
 
 [ $failed -eq 0 ] || exit 1
 echo "PASS test_mpilaunch"
