@@ -403,8 +403,9 @@ extern double gasnett_tick_granularityus(void); /* smallest nonzero tick step se
 extern double gasnett_tick_overheadus(void);    /* cost of one gasnett_ticks_now(), in us */
 extern uint64_t gasnett_gettimeofday_us(void);  /* wall clock, us since the epoch */
 /* environment; the _withdefault forms report under GASNET_VERBOSEENV */
-extern const char *gasnett_getenv(const char *key);
-extern const char *gasnett_getenv_withdefault(const char *key, const char *dflt);
+/* char *, as in the released tools API (clients assign them to char *); not to be written */
+extern char *gasnett_getenv(const char *key);
+extern char *gasnett_getenv_withdefault(const char *key, const char *dflt);
 extern int gasnett_getenv_yesno_withdefault(const char *key, int dflt);
 extern int64_t gasnett_getenv_int_withdefault(const char *key, int64_t dflt, uint64_t mem_size_multiplier);
 extern double gasnett_getenv_dbl_withdefault(const char *key, double dflt);

@@ -241,7 +241,7 @@ int gasnett_verboseenv(void) {
     return v && yes_word(v);
 }
 
-const char *gasnett_getenv(const char *key) {
+char *gasnett_getenv(const char *key) {
     return getenv(key);
 }
 
@@ -270,10 +270,10 @@ void gasnett_envdbl_display(const char *key, double val, int is_dflt) {
     gasnett_envstr_display(key, buf, is_dflt);
 }
 
-const char *gasnett_getenv_withdefault(const char *key, const char *dflt) {
-    const char *v = getenv(key);
+char *gasnett_getenv_withdefault(const char *key, const char *dflt) {
+    char *v = getenv(key);
     gasnett_envstr_display(key, v ? v : dflt, v == NULL);
-    return v ? v : dflt;
+    return v ? v : (char *)dflt; /* the released API's type: the caller must not write to it */
 }
 
 int gasnett_getenv_yesno_withdefault(const char *key, int dflt) {
@@ -289,7 +289,8 @@ int gasnett_getenv_yesno_withdefault(const char *key, int dflt) {
 }
 
 /* "N" (times mem_size_multiplier when nonzero) or, when mem_size_multiplier is nonzero,
- * "N.F" with an optional suffix K/M/G/T (powers of 1024, optionally followed by B). */
+ * "N.F" with an optional suffix K/M/G/T (powers of 1024, optionally followed by B), or B
+ * alone (bytes). */
 int64_t gasnett_parse_int(const char *str, uint64_t mem_size_multiplier) {
     const char *s = str ? str : "";
     char *end;
@@ -306,14 +307,21 @@ int64_t gasnett_parse_int(const char *str, uint64_t mem_size_multiplier) {
     if (errno || end == s) gasnett_fatalerror_nopos("gasnett_parse_int: '%s' is not a size", s);
     while (*end == ' ' || *end == '\t') end++;
     double unit = (double)mem_size_multiplier;
+    int letter = 1;
     switch (*end) {
-    case 'k': case 'K': unit = 1024.0; end++; break;
-    case 'm': case 'M': unit = 1024.0 * 1024; end++; break;
-    case 'g': case 'G': unit = 1024.0 * 1024 * 1024; end++; break;
-    case 't': case 'T': unit = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: break;
+    case 'k': case 'K': unit = 1024.0; break;
+    case 'm': case 'M': unit = 1024.0 * 1024; break;
+    case 'g': case 'G': unit = 1024.0 * 1024 * 1024; break;
+    case 't': case 'T': unit = 1024.0 * 1024 * 1024 * 1024; break;
+    default: letter = 0; break;
     }
-    if (unit != (double)mem_size_multiplier && (*end == 'b' || *end == 'B')) end++;
+    end += letter;
+    /* "MB" after a letter (even the default unit's: upcxx-run exports "128.0 MB" with a
+     * multiplier of 1 MiB); "B" alone is bytes */
+    if (*end == 'b' || *end == 'B') {
+        if (!letter) unit = 1.0;
+        end++;
+    }
     while (*end == ' ' || *end == '\t') end++;
     double r = d * unit;
     if (*end || !(fabs(r) < 9.2e18)) gasnett_fatalerror_nopos("gasnett_parse_int: '%s' is not a size", s);

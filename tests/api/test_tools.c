@@ -307,6 +307,11 @@ static void check_threads(void) {
     CHECK_EQ(gasnett_cond_destroy(&c), 0);
 }
 
+/* the released tools API's types, which clients assign to char * */
+_Static_assert(_Generic(gasnett_getenv("X"), char *: 1, default: 0), "gasnett_getenv must return char *");
+_Static_assert(_Generic(gasnett_getenv_withdefault("X", "d"), char *: 1, default: 0),
+               "gasnett_getenv_withdefault must return char *");
+
 static void check_env(void) {
     static const struct {
         const char *text;
@@ -316,6 +321,9 @@ static void check_env(void) {
         {"4K", 1, 4096}, {"2M", 1, 2097152}, {"3G", 1, INT64_C(3) << 30}, {"1T", 1, INT64_C(1) << 40},
         {"1.5K", 1, 1536}, {"8kb", 1, 8192}, {" 7 MB ", 1, 7 << 20}, {"10", 1024, 10240}, {"10", 1, 10},
         {"2G", 1024, INT64_C(2) << 30}, {"0x10", 0, 16}, {"-5", 0, -5}, {"123456789012", 0, INT64_C(123456789012)},
+        /* a unit equal to the default one, with its B: what upcxx-run exports */
+        {"128.0 MB", 1 << 20, INT64_C(128) << 20}, {"2MB", 1 << 20, INT64_C(2) << 20}, {"4 KB", 1024, 4096},
+        {"100B", 1024, 100}, {"64 b", 1 << 20, 64},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         CHECK_EQ(gasnett_setenv("TOOLTEST_INT", cases[i].text), 0);
