@@ -28,6 +28,8 @@
  *   vis-length         gex_VIS_VectorPutBlocking with 16 destination bytes and 24 source bytes
  *   vis-segment        gex_VIS_StridedPutBlocking whose last row lies past the end of a peer's segment
  *   ad-op              gex_AD_OpNB_U64 with GEX_OP_FSUB on a domain created for GEX_OP_FADD only
+ *   client-null, client-empty  (every build) gex_Client_Init with a NULL or "" clientName
+ *                      (any other name is accepted: the tests' own is lower-case)
  *   nargs-300          (every build) 300 handler arguments, through the array entry point
  *                      behind gex_AM_RequestShort (the numbered forms cannot pass more than 16)
  *   rank-am, rank-prepare, rank-put, rank-get, rank-val, rank-vis, rank-ad, rank-legacy
@@ -73,6 +75,13 @@ static void inh_get_handler(gex_Token_t t) {
 
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "ok";
+    if (!strcmp(mode, "client-null") || !strcmp(mode, "client-empty")) { /* before any init */
+        printf("BADVALUE=%s\n", mode[7] == 'n' ? "NULL" : "empty");
+        fflush(stdout);
+        gex_Client_Init(&test_client, &test_ep, &test_tm, mode[7] == 'n' ? NULL : "", &argc, &argv, 0);
+        fprintf(stderr, "test_badarg: gex_Client_Init accepted a %s name\n", mode + 7);
+        return 0;
+    }
     test_init("test_badarg", &argc, &argv);
     gex_AM_Entry_t tab[7] = {
         { 207, (gex_AM_Fn_t)reply_hsl_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "reply_hsl" },

@@ -157,6 +157,8 @@ always)
     else
         echo "ok   GASNET_BACKTRACE=1 (ADDR2LINE): status $st, $(grep -c '^#[0-9]' "$err") named frames, main among them"
     fi
+    # a client name: any non-empty one (the tests' own is lower-case), not NULL or ""
+    for spec in client-null:gex_Client_Init client-empty:gex_Client_Init; do check_misuse "$spec"; done
     # lengths are checked in every build
     for spec in medium-size:gex_AM_RequestMedium commit-size:gex_AM_CommitRequestMedium \
                 prepare-least:gex_AM_PrepareRequestMedium nargs-300:gex_AM_RequestShort; do

@@ -138,7 +138,7 @@ static void check_objects(void) {
     CHECK(test_ep != (gex_EP_t)0);
     CHECK(test_tm != GEX_TM_INVALID);
     const char *nm = gex_Client_QueryName(test_client);
-    CHECKF(nm && strcmp(nm, "GASNET_TESTS") == 0, "gex_Client_QueryName = \"%s\"", nm ? nm : "(null)");
+    CHECKF(nm && strcmp(nm, "gasnet_tests") == 0, "gex_Client_QueryName = \"%s\"", nm ? nm : "(null)");
     CHECK_EQ(gex_Client_QueryFlags(test_client), GEX_FLAG_USES_GASNET1);
 
     CHECK(gex_EP_QueryClient(test_ep) == test_client);

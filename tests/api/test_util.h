@@ -68,7 +68,8 @@ static gex_TM_t test_tm;
 static void test_init(const char *name, int *argc, char ***argv) {
     test_name = name;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    int rc = gex_Client_Init(&test_client, &test_ep, &test_tm, "GASNET_TESTS", argc, argv,
+    /* a lower-case name, as released clients pass ("upcxx") */
+    int rc = gex_Client_Init(&test_client, &test_ep, &test_tm, "gasnet_tests", argc, argv,
                              GEX_FLAG_USES_GASNET1);
     CHECKF(rc == GASNET_OK, "gex_Client_Init returned %d", rc);
     test_rank = gex_TM_QueryRank(test_tm);
