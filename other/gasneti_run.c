@@ -28,10 +28,14 @@ static int usage(const char *why) {
         return 2;
     }
     fprintf(stdout,
-            "usage: %s -np N [-N nodes] [-E VAR,...] [-spawner=local|ssh|custom%s] [-v] prog args...\n"
+            "usage: %s -np N [-N nodes] [-c cpus] [-E VAR,...] [-spawner=local|ssh|custom%s] [-v] [-t] [-k]\n"
+            "       prog args...\n"
             "  -np N, -n N   run N processes\n"
             "  -N nodes      use the first `nodes` hosts of GASNET_SSH_SERVERS (ssh spawner)\n"
+            "  -c cpus       CPUs per process: accepted, changes nothing\n"
             "  -E VAR,...    accepted for compatibility: every variable is forwarded anyway\n"
+            "  -t            test only: say what would be started, start nothing\n"
+            "  -k            keep temporary files: accepted (there are none)\n"
             "  -spawner=X    how: local (L) this host, ssh (S) to GASNET_SSH_SERVERS, custom (C)\n"
             "                GASNET_CSPAWN_CMD%s. Also -spawn X.\n"
             "                Default: GASNET_%s_SPAWNER, else GASNET_SPAWNER, else GASNET_SPAWNFN,\n"
@@ -95,7 +99,7 @@ int main(int argc, char **argv) {
     long n = -1;
     const char *spawn = gasneti_spawn_default(GASNETI_RUN_CONDUIT, GASNETI_RUN_HOSTLIST_SSH);
     long nodes = 0;
-    int verbose = 0, i = 1;
+    int verbose = 0, testonly = 0, i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if ((!strcmp(argv[i], "-np") || !strcmp(argv[i], "-n")) && i + 1 < argc) {
             char *end;
@@ -119,6 +123,18 @@ int main(int argc, char **argv) {
                 snprintf(msg, sizeof(msg), "-N %s: expected a number of nodes of at least 1", argv[i]);
                 return usage(msg);
             }
+        } else if (!strcmp(argv[i], "-c") && i + 1 < argc) {
+            char *end;
+            long c = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || c < 1) {
+                char msg[300];
+                snprintf(msg, sizeof(msg), "-c %s: expected a number of CPUs of at least 1", argv[i]);
+                return usage(msg);
+            }
+        } else if (!strcmp(argv[i], "-t")) {
+            testonly = 1;
+        } else if (!strcmp(argv[i], "-k")) {
+            /* nothing to keep */
         } else if (!strcmp(argv[i], "-v")) {
             verbose = 1;
         } else if (!strcmp(argv[i], "--")) {
@@ -158,6 +174,12 @@ int main(int argc, char **argv) {
             snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", k ? " " : "", w);
         if (k) setenv("GASNET_SSH_SERVERS", out, 1);
         free(list);
+    }
+    if (testonly) {
+        printf("%s: would start %ld process%s of %s with the %s spawner%s%s\n", GASNETI_RUN_NAME, n, n == 1 ? "" : "es",
+               prog, spawn, getenv("GASNET_SSH_SERVERS") ? " on " : "",
+               getenv("GASNET_SSH_SERVERS") ? getenv("GASNET_SSH_SERVERS") : "");
+        return 0;
     }
     return gasneti_spawn_launch(GASNETI_RUN_NAME, GASNETI_RUN_CONDUIT, (int)n, spawn, argc - i, argv + i, verbose);
 }

@@ -8,8 +8,9 @@
 # in a clean environment) and C (GASNET_CSPAWN_CMD with %R %N %H %C), and when the program
 # starts itself (`PROG N args`); the launcher's environment reaches ranks started by S and
 # C; -spawn on the command line wins over GASNET_SPAWNFN; gasnet_exit(5) is the job's
-# status; mistakes (no such program, by path or bare name, a file not executable, -np 0
-# or abc, an unknown spawn function, S without GASNET_SSH_SERVERS) give one clear line and
+# status; -t starts nothing and says what it would, -c and -k are accepted; mistakes (no
+# such program, by path or bare name, a file not executable, -np 0 or abc, -c x, an
+# unknown spawn function, S without GASNET_SSH_SERVERS) give one clear line and
 # a non-zero status; a control connection
 # without the job key is refused and counted while the job goes on; datagrams from
 # strangers (short, random, large) at the ranks' UDP ports are dropped and counted while
@@ -129,6 +130,13 @@ mistake "no such program, bare name" "no such program" "$AMUDPRUN" -np 2 no-such
 : > "$tmp/plain"
 mistake "not executable" "not executable" "$AMUDPRUN" -np 2 "$tmp/plain"
 mistake "-np 0" "-np 0" "$AMUDPRUN" -np 0 "$PROG"
+mistake "-c x" "-c x" "$AMUDPRUN" -np 2 -c x "$PROG"
+# the released launchers' options: -t starts nothing, -c and -k are accepted
+run "$AMUDPRUN" -t -np 3 -c 2 -k -E TEST_FWD "$PROG" a
+st=$?
+if [ $st -ne 0 ] || ! grep -q "would start 3 processes of .*test_launch" "$out" || grep -q "^rank" "$out"; then
+    bad "-t -np 3 -c 2 -k -E TEST_FWD: status $st: $(cat "$out" "$err")"
+else ok "-t: $(cat "$out")"; fi
 mistake "-np abc" "-np abc" "$AMUDPRUN" -np abc "$PROG"
 mistake "-spawn X" "spawn function 'X'" "$AMUDPRUN" -np 2 -spawn X "$PROG"
 mistake "spawn S without servers" "GASNET_SSH_SERVERS" "$AMUDPRUN" -np 2 -spawn S "$PROG"

@@ -5,7 +5,9 @@
 # Checks: arguments with spaces, quotes, empty ones and shell characters, and variables
 # with spaces, reach every rank unchanged, with the default template and with an
 # MPIRUN_CMD that puts a fixed argument before %A (and %% for a percent sign);
-# gasnet_exit(5) on one rank is the job's status; mistakes (-n 0, -n abc, a program that
+# gasnet_exit(5) on one rank is the job's status; the released options (-N nodes, -E
+# variables, -t the command only, -c and -k accepted) work; mistakes (-n 0, -n abc, -N 0,
+# -c x, a program that
 # is not there, by absolute, relative or bare name, or is not executable) give one line
 # and a non-zero status within a second, no program the usage; a bare name found in the
 # current directory runs; SIGTERM to gasnetrun_mpi ends the job with 143 and one line.
@@ -79,6 +81,22 @@ mistake() { # name expected-text cmd...: one line saying the text, non-zero, wit
     else echo "ok   $name: status $st in $ms ms: $(cat "$err")"; fi
 }
 mistake "-n 0" "-n 0" "$RUNMPI" -n 0 "$PROG"
+mistake "-N 0" "-N 0" "$RUNMPI" -n 2 -N 0 "$PROG"
+mistake "-c x" "-c x" "$RUNMPI" -n 2 -c x "$PROG"
+
+# the released launchers' options (upcxx-run always passes -E)
+TEST_FWD="$FWD" TEST_UNSET_VAR= timeout -k 5 30 "$RUNMPI" -t -n 3 -N 2 -E TEST_FWD,TEST_NOT_SET "$PROG" a > "$out" 2> "$err"
+st=$?
+if [ "$mpirun_path" != "" ]; then
+    if [ $st -ne 0 ] || [ -s "$out" ]; then bad "-t: status $st, or the program ran:"; cat "$out" "$err"
+    elif ! grep -q -- "-x TEST_FWD " "$err" || grep -q -- "-x TEST_NOT_SET" "$err"; then
+        bad "-E TEST_FWD,TEST_NOT_SET: not '-x TEST_FWD' alone in the command:"; cat "$err"
+    elif ! grep -q -- "--map-by ppr:2:node" "$err"; then bad "-N 2 with 3 processes: no '--map-by ppr:2:node':"; cat "$err"
+    else echo "ok   -t -N 2 -E TEST_FWD,TEST_NOT_SET: the command only: $(cat "$err")"; fi
+fi
+TEST_FWD="$FWD" timeout -k 5 60 "$RUNMPI" -n 2 -N 1 -c 1 -k -E TEST_FWD "$PROG" "${ARGS[@]}" > "$out" 2> "$err"
+st=$?
+if [ $st -eq 0 ] && check_ranks 2 "-n 2 -N 1 -c 1 -k -E TEST_FWD" "${ARGS[@]}"; then :; else bad "-N 1 -c 1 -k -E: status $st"; cat "$err"; fi
 mistake "-n abc" "-n abc" "$RUNMPI" -n abc "$PROG"
 # a missing program: Open MPI's quiet option used to hide mpirun's message (status 132/134)
 mistake "no such program" "$tmp/no-such-program: no such program" "$RUNMPI" -n 2 "$tmp/no-such-program"
