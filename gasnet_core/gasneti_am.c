@@ -3,6 +3,7 @@
  * Layer: core. Payload length and argument count are checked in every build (one
  * comparison each); everything else about the arguments only in debug builds. */
 #include "conduit_contract.h"
+#include "gasneti_deliver.h"
 
 #include <sched.h>
 #include <string.h>
@@ -61,10 +62,33 @@ static inline void check_lengths(const gasneti_am_msg_t *m) {
 /* Does m fit in a PSHM lane slot (gasneti_pshm_lanes.c)? */
 #define LANE_FITS(m) ((m)->category != GASNETI_AM_MEDIUM || (m)->nbytes <= GASNETI_LANE_INLINE)
 
+/* An AM a process sends to itself runs before the call returns, as in the released
+ * library (clients spin, without polling, on a flag that a loopback AM sets): a Medium
+ * payload is copied first to a buffer of the library's (the handler may write to it), a
+ * Long one to its destination; a request handler's reply to itself runs nested in it. */
+GASNETI_COLD static int loopback(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    static GASNETI_THREADLOCAL void *medium_buf[2]; /* [is_req]: a reply runs inside its request's handler */
+    void *buf = NULL;
+    if (m->category == GASNETI_AM_MEDIUM) {
+        if (!medium_buf[m->is_req] && !(medium_buf[m->is_req] = malloc(gasneti_am_max_medium + 1)))
+            gasneti_fatalerror("%s: out of memory for a payload to this process", catname[m->category][m->is_req]);
+        buf = medium_buf[m->is_req];
+        if (m->nbytes) memcpy(buf, m->src, m->nbytes);
+    } else if (m->category == GASNETI_AM_LONG) {
+        buf = m->dest_addr;
+        if (m->nbytes && buf != m->src) memmove(buf, m->src, m->nbytes);
+    }
+    gasneti_lc_done_at_once(lc_opt);
+    gasneti_deliver(gasneti_mynode, m->category, m->is_req, m->nargs, m->handler, m->args, buf, m->nbytes, NULL,
+                    m->dst_ep, m->src_ep);
+    return GASNET_OK;
+}
+
 int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     check_lengths(m);
     GASNETI_TRACE_OP((m->is_req ? GASNETI_TK_AMREQ_SHORT : GASNETI_TK_AMREP_SHORT) + m->category, m->jobrank, m->nbytes,
                      m->handler);
+    if (GASNETI_UNLIKELY(m->jobrank == gasneti_mynode)) return loopback(m, lc_opt);
     int32_t idx = gasneti_nbrhd_index[m->jobrank];
     if (GASNETC_NBRHD_ONLY || idx >= 0) {
         /* PSHM copies the payload before returning: locally complete at once */

@@ -39,6 +39,7 @@ TESTS = [
     ("test_medium", ["test_medium.c", "test_util.h"]),
     ("test_events", ["test_events.c", "test_util.h"]),
     ("test_tools", ["test_tools.c", "test_util.h"]),
+    ("test_loopback", ["test_loopback.c", "test_util.h"]),
     ("test_amcount", ["test_amcount.c", "test_util.h"]),
     ("test_launch", ["test_launch.c", "test_util.h"]),
     ("test_ratomic", ["test_ratomic.c", "test_util.h"]),

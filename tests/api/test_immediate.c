@@ -16,7 +16,9 @@
  *      network conduit: its reply window) are refused in the handler, and exactly the
  *      accepted ones arrive.
  * Counts travel in the value of the waking signal (sigqueue), since the AM queues are
- * full when they are sent.  Layer: tests (public API + POSIX signals).  1, 2, 4 ranks. */
+ * full when they are sent.  With 1 rank, an AM to itself runs before the call returns
+ * (no queue to fill): IMMEDIATE requests are then all accepted and each runs at once.
+ * Layer: tests (public API + POSIX signals).  1, 2, 4 ranks. */
 #include "test_util.h"
 
 #include <signal.h>
@@ -130,6 +132,16 @@ int main(int argc, char **argv) {
     CHECK_EQ(gex_RMA_GetBlocking(test_tm, &spid, S, sseg, 8, 0), 0);
     test_barrier();
 
+    if (T == S) { /* one rank: an AM to itself runs before the call returns, so IMMEDIATE
+                   * never finds a queue full; check that instead */
+        for (long k = 0; k < 1000; k++) {
+            CHECK_EQ(gex_AM_RequestShort1(test_tm, T, H_SHORT, GEX_FLAG_IMMEDIATE, (gex_AM_Arg_t)k), 0);
+            CHECKF(got_short == k + 1, "Short IMMEDIATE to itself: %ld handlers ran after %ld calls", got_short, k + 1);
+            CHECK_EQ(gex_AM_RequestMedium1(test_tm, T, H_MED, big, BIG, GEX_EVENT_NOW, GEX_FLAG_IMMEDIATE, 7), 0);
+            CHECK_EQ(got_med, k + 1);
+        }
+        test_finish("1 rank: 1000 Short and 1000 Medium IMMEDIATE requests to itself accepted, each run at once");
+    }
     /* The target may still be polling in the barrier when the sender leaves it; the
      * sender starts only once the target has stopped: T signals S, then waits itself. */
     /* ---- 1. requests ---- */
