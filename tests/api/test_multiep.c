@@ -151,6 +151,11 @@ int main(int argc, char **argv) {
     memset(gex_Segment_QueryAddr(seg0), 0, seg_bytes);
     CHECK_EQ(gex_EP_PublishBoundSegment(test_tm, eps + 1, NEP - 1, 0), GASNET_OK);
 
+    /* a caller with numargs == 0 creates no team and its other arguments are ignored
+     * (the released spec; the v0.8 text's rule made num_new_tms != 0 fatal) */
+    gex_TM_t untouched = GEX_TM_INVALID;
+    CHECK_EQ(gex_TM_Create(&untouched, 3, test_tm, (gex_EP_Location_t *)&untouched, 0, NULL, 0, GEX_FLAG_TM_NO_SCRATCH), 0);
+    CHECK(untouched == GEX_TM_INVALID);
     /* the team of every endpoint: team rank = jobrank * NEP + endpoint index */
     gex_EP_Location_t *loc = malloc(nall * sizeof *loc);
     CHECK(loc);
