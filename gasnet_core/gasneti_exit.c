@@ -110,7 +110,6 @@ static void quit_handler(int sig) {
  * backtrace_symbols: exported names only, else offsets). Default "GDB,ADDR2LINE,EXECINFO":
  * gdb when the machine has it and may attach, else addr2line, else glibc. A line before
  * the frames says which method printed them. */
-extern int gasneti_backtrace_addr2line(int fd); /* gasnett_tools.c */
 static char backtrace_types[64] = "GDB,ADDR2LINE,EXECINFO";
 static int freeze_on_error;
 

@@ -9,7 +9,7 @@
  * Layer: tests (public API only). */
 #include "test_util.h"
 
-enum { H_SHORT = 200, H_MED, H_LONG, H_REP_SHORT, H_REP_MED, H_REP_LONG, H_PEER, H_PEER_REP };
+enum { H_SHORT = 200, H_SHORT3, H_MED, H_LONG, H_REP_SHORT, H_REP_MED, H_REP_LONG, H_PEER, H_PEER_REP };
 static volatile int req_ran, rep_ran, peer_replies;
 static volatile gex_AM_Arg_t got_args[4];
 static volatile size_t got_bytes;
@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
     test_init("test_loopback", &argc, &argv);
     gex_AM_Entry_t tab[] = {
         {H_SHORT, (gex_AM_Fn_t)h_short0, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "short0"},
-        {H_SHORT + 10, (gex_AM_Fn_t)h_short3, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 3, NULL, "short3"},
+        {H_SHORT3, (gex_AM_Fn_t)h_short3, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 3, NULL, "short3"},
         {H_MED, (gex_AM_Fn_t)h_med3, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 3, NULL, "med3"},
         {H_LONG, (gex_AM_Fn_t)h_long3, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 3, NULL, "long3"},
         {H_REP_SHORT, (gex_AM_Fn_t)h_rep_short, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 1, NULL, "rep_short"},
@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
 
     CHECK_EQ(gex_AM_RequestShort0(test_tm, me, H_SHORT, 0), 0);
     expect("RequestShort0 (reply Short)", 0, 0, 0, 0);
-    CHECK_EQ(gex_AM_RequestShort3(test_tm, me, H_SHORT + 10, 0, 5, -6, 7), 0);
+    CHECK_EQ(gex_AM_RequestShort3(test_tm, me, H_SHORT3, 0, 5, -6, 7), 0);
     expect("RequestShort3 (reply Medium)", 3, 5, -6, 7);
 
     for (size_t i = 0; i < NB; i++) src[i] = pat(i, 1);

@@ -87,13 +87,15 @@ mistake "-c x" "-c x" "$RUNMPI" -n 2 -c x "$PROG"
 # the released launchers' options (upcxx-run always passes -E)
 TEST_FWD="$FWD" TEST_UNSET_VAR= timeout -k 5 30 "$RUNMPI" -t -n 3 -N 2 -E TEST_FWD,TEST_NOT_SET "$PROG" a > "$out" 2> "$err"
 st=$?
-if [ "$mpirun_path" != "" ]; then
-    if [ $st -ne 0 ] || [ -s "$out" ]; then bad "-t: status $st, or the program ran:"; cat "$out" "$err"
-    elif ! grep -q -- "-x TEST_FWD " "$err" || grep -q -- "-x TEST_NOT_SET" "$err"; then
-        bad "-E TEST_FWD,TEST_NOT_SET: not '-x TEST_FWD' alone in the command:"; cat "$err"
-    elif ! grep -q -- "--map-by ppr:2:node" "$err"; then bad "-N 2 with 3 processes: no '--map-by ppr:2:node':"; cat "$err"
-    else echo "ok   -t -N 2 -E TEST_FWD,TEST_NOT_SET: the command only: $(cat "$err")"; fi
-fi
+ompi=0
+"${mpirun_path:-mpirun}" --version 2>/dev/null | grep -q "Open MPI" && ompi=1
+if [ $st -ne 0 ] || [ -s "$out" ]; then bad "-t: status $st, or the program ran:"; cat "$out" "$err"
+elif ! grep -q "test_launch.* a$" "$err"; then bad "-t: the command printed does not run the program:"; cat "$err"
+elif [ $ompi = 0 ]; then echo "ok   -t: the command only (not Open MPI: -E and -N are its own launcher's business)"
+elif ! grep -q -- "-x TEST_FWD " "$err" || grep -q -- "-x TEST_NOT_SET" "$err"; then
+    bad "-E TEST_FWD,TEST_NOT_SET: not '-x TEST_FWD' alone in the command:"; cat "$err"
+elif ! grep -q -- "--map-by ppr:2:node" "$err"; then bad "-N 2 with 3 processes: no '--map-by ppr:2:node':"; cat "$err"
+else echo "ok   -t -N 2 -E TEST_FWD,TEST_NOT_SET: the command only: $(cat "$err")"; fi
 TEST_FWD="$FWD" timeout -k 5 60 "$RUNMPI" -n 2 -N 1 -c 1 -k -E TEST_FWD "$PROG" "${ARGS[@]}" > "$out" 2> "$err"
 st=$?
 if [ $st -eq 0 ] && check_ranks 2 "-n 2 -N 1 -c 1 -k -E TEST_FWD" "${ARGS[@]}"; then :; else bad "-N 1 -c 1 -k -E: status $st"; cat "$err"; fi
