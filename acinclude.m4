@@ -62,3 +62,30 @@ gasnet_summary_conduits="$gasnet_summary_conduits
 AC_DEFUN([GASNET_C_STRING], [
 $1=$(AS_ECHO(["$2"]) | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' | tr '\n' ' ' | sed -e 's/^ *//' -e 's/ *$//')
 ])
+
+# GASNET_COMPILER_FAMILY(VAR, LANG): the family of compiler $VAR for LANG (C or C++), from
+# its predefined macros, in VAR_FAMILY (Intel, PGI, Clang, GNU, or unknown) and
+# VAR_SUBFAMILY (NVIDIA for NVIDIA's HPC compilers, which are PGI's; Apple for Apple's
+# clang; none otherwise); both substituted. The first family whose macro is defined wins
+# (clang and Intel's compilers define __GNUC__ too).
+AC_DEFUN([GASNET_COMPILER_FAMILY], [
+AC_LANG_PUSH([$2])
+AC_MSG_CHECKING([the family of the $2 compiler $$1])
+$1_FAMILY=unknown
+$1_SUBFAMILY=none
+for gasnet_fam in Intel:__INTEL_COMPILER:none Intel:__INTEL_LLVM_COMPILER:none \
+                  PGI:__NVCOMPILER:NVIDIA PGI:__PGI:none Clang:__apple_build_version__:Apple \
+                  Clang:__clang__:none GNU:__GNUC__:none; do
+  gasnet_fam_macro=`echo $gasnet_fam | cut -d: -f2`
+  AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#ifndef $gasnet_fam_macro
+#error not this family
+#endif]], [])],
+    [$1_FAMILY=`echo $gasnet_fam | cut -d: -f1`
+     $1_SUBFAMILY=`echo $gasnet_fam | cut -d: -f3`
+     break])
+done
+AC_MSG_RESULT([$$1_FAMILY (subfamily $$1_SUBFAMILY)])
+AC_LANG_POP([$2])
+AC_SUBST([$1_FAMILY])
+AC_SUBST([$1_SUBFAMILY])
+])

@@ -5,6 +5,9 @@
  * (-n N is the same as -np N). The job start itself is gasneti_spawn_launch.c, shared with
  * programs that self-spawn. Layer: other (launchers). */
 #include "gasneti_spawn.h"
+#if defined(GASNETI_SPAWN_MPIRUN_PATHS) || defined(GASNETI_SPAWN_PLUGIN_DIRS)
+#include "other/gasneti_instpaths.h" /* GASNETI_INST_*, of which those -D paths are made */
+#endif
 
 #include <errno.h>
 #include <limits.h>

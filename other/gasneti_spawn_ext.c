@@ -14,6 +14,9 @@
 #include "conduit_contract.h"
 #include "gasneti_spawn.h"
 #include "gasneti_spawn_plugin.h"
+#if defined(GASNETI_SPAWN_MPIRUN_PATHS) || defined(GASNETI_SPAWN_PLUGIN_DIRS)
+#include "other/gasneti_instpaths.h" /* GASNETI_INST_*, of which those -D paths are made */
+#endif
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -40,6 +40,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(GASNETI_SPAWN_MPIRUN_PATHS) || defined(GASNETI_SPAWN_PLUGIN_DIRS)
+#include "other/gasneti_instpaths.h" /* GASNETI_INST_*, of which those -D paths are made */
+#endif
 
 extern char **environ;
 

@@ -16,6 +16,9 @@
  * itself instead (gasneti_spawn_default() chooses how) and never returns. */
 #include "conduit_contract.h"
 #include "gasneti_spawn.h"
+#if defined(GASNETI_SPAWN_MPIRUN_PATHS) || defined(GASNETI_SPAWN_PLUGIN_DIRS)
+#include "other/gasneti_instpaths.h" /* GASNETI_INST_*, of which those -D paths are made */
+#endif
 
 #if !defined(GASNETC_LAUNCHER) || !defined(GASNETC_SPAWN_HOSTLIST_SSH)
 #  error "a conduit using the shared spawner defines GASNETC_LAUNCHER (its launcher's name) and GASNETC_SPAWN_HOSTLIST_SSH"

@@ -12,3 +12,4 @@ GASNET_CONDUIT([udp], [build udp-conduit: Active Messages over UDP/IP, launched 
   AC_CHECK_LIB([pthread], [pthread_create], [:],
     [gasnet_conduit_ok=no; gasnet_conduit_why="pthread_create not found in -lpthread"])
 ])
+AC_CONFIG_FILES([other/amudp/Makefile:other/amudp-forward.mk.in])
