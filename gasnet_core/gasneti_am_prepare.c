@@ -9,6 +9,7 @@
  *     the message will travel in (a lane slot when most_payload fits one, else a
  *     payload block of the shared queue), claimed at Prepare; the client writes its
  *     payload in place and the Commit only writes the header and publishes: no copy;
+ *     (not to this process itself: its AMs run before the Commit returns, gasneti_am.c);
  *   - otherwise one of this thread's library buffers, which grow on demand and are kept
  *     for the next Prepare (so a Commit sends from one with local completion NOW): one
  *     for Prepares outside handlers, one for replies prepared inside a request handler.
@@ -138,7 +139,7 @@ static gex_AM_SrcDesc_t prepare(srcdesc_t *sd, const void *client_buf, size_t le
         size = most < offer ? most : offer;
         sd->lc_opt = GEX_EVENT_NOW;
         int32_t idx = gasneti_nbrhd_index[sd->m.jobrank];
-        if (sd->m.is_req && !is_long && (GASNETC_NBRHD_ONLY || idx >= 0)) {
+        if (sd->m.is_req && !is_long && (GASNETC_NBRHD_ONLY || idx >= 0) && sd->m.jobrank != gasneti_mynode) {
             /* a Medium request to a neighbor: the client writes straight into the slot the
              * message goes in (a lane's when it fits, else the shared queue's payload
              * block), claimed now, published by the Commit; IMMEDIATE is then exact */
@@ -183,7 +184,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
         gasneti_lanes_on) {
         gex_Rank_t jr = gasneti_tm_jobrank_checked(tm, rank, sd->call);
         int32_t idx = gasneti_nbrhd_index[jr];
-        if (idx >= 0) {
+        if (idx >= 0 && jr != gasneti_mynode) { /* (to itself: the general path, which runs it at once) */
             sd->m.jobrank = jr, sd->m.category = GASNETI_AM_MEDIUM, sd->m.is_req = 1, sd->m.nargs = (uint8_t)numargs;
             sd->m.flags = flags & ~(GEX_FLAG_AM_PREPARE_LEAST_CLIENT | GEX_FLAG_AM_PREPARE_LEAST_ALLOC);
             sd->m.nbytes = most;

@@ -5,12 +5,14 @@
  * after each call, with no poll in between, the request and its reply have both run,
  * with the right arguments and payload; a Medium handler may write to its buffer without
  * touching the sender's source; a Long payload is at its destination; lc_opt=&event is
- * complete at once. Then an AM to a peer still works (a round trip to rank+1).
+ * complete at once. The same for Prepare/Commit (Medium in the library's buffer, small and
+ * large, its handler replying by Prepare/Commit; Long from the client's buffer). Then an AM
+ * to a peer still works (a round trip to rank+1).
  * Layer: tests (public API only). */
 #include "test_util.h"
 
 enum { H_SHORT = 200, H_SHORT3, H_MED, H_LONG, H_REP_SHORT, H_REP_MED, H_REP_LONG, H_PEER, H_PEER_REP };
-static volatile int req_ran, rep_ran, peer_replies;
+static volatile int req_ran, rep_ran, peer_replies, prepared_reply;
 static volatile gex_AM_Arg_t got_args[4];
 static volatile size_t got_bytes;
 static uint8_t *seg;
@@ -28,6 +30,14 @@ static void reply_with(gex_Token_t t, int kind) {
     for (size_t i = 0; i < NB; i++) src[i] = pat(i, 7);
     switch (kind) {
     case 0: CHECK_EQ(gex_AM_ReplyShort1(t, H_REP_SHORT, 0, 41), 0); break;
+    case 3: { /* a negotiated-payload Medium reply, in the library's buffer */
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareReplyMedium(t, NULL, NB, NB, NULL, 0, 1);
+        CHECK(sd != GEX_AM_SRCDESC_NO_OP);
+        CHECK(gex_AM_SrcDescSize(sd) >= NB);
+        memcpy(gex_AM_SrcDescAddr(sd), src, NB);
+        gex_AM_CommitReplyMedium1(sd, H_REP_MED, NB, 42);
+        break;
+    }
     case 1: CHECK_EQ(gex_AM_ReplyMedium1(t, H_REP_MED, src, NB, GEX_EVENT_NOW, 0, 42), 0); break;
     default: CHECK_EQ(gex_AM_ReplyLong1(t, H_REP_LONG, src, NB, seg + 4096, GEX_EVENT_NOW, 0, 43), 0); break;
     }
@@ -43,7 +53,7 @@ static void h_med3(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t a, gex_AM_Ar
     note_args(3, a, b, c);
     CHECK(payload_ok(buf, n, 1));
     memset(buf, 0xEE, n); /* the library's buffer: the sender's source must not change */
-    got_bytes = n; req_ran++; reply_with(t, 2);
+    got_bytes = n; req_ran++; reply_with(t, prepared_reply ? 3 : 2);
 }
 static void h_long3(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_t a, gex_AM_Arg_t b, gex_AM_Arg_t c) {
     note_args(3, a, b, c);
@@ -111,6 +121,31 @@ int main(int argc, char **argv) {
     memcpy(seg + 32, src, NB);
     CHECK_EQ(gex_AM_RequestLong3(test_tm, me, H_LONG, seg + 32, NB, seg + 64, GEX_EVENT_NOW, 0, 1, 2, 3), 0);
     expect("RequestLong3 from an overlapping source", 3, 1, 2, 3);
+
+    /* negotiated payload (Prepare/Commit) to self: the library's buffer, small (a lane slot's
+     * size, the fast path to a neighbor) and large, replying by Prepare/Commit too; then a
+     * Long from the client's buffer */
+    const size_t sizes[2] = {64, NB};
+    prepared_reply = 1;
+    for (int k = 0; k < 2; k++) {
+        gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(test_tm, me, NULL, sizes[k], sizes[k], NULL, 0, 3);
+        CHECK(sd != GEX_AM_SRCDESC_NO_OP);
+        CHECK(gex_AM_SrcDescSize(sd) >= sizes[k]);
+        uint8_t *p = gex_AM_SrcDescAddr(sd);
+        for (size_t i = 0; i < sizes[k]; i++) p[i] = pat(i, 1);
+        gex_AM_CommitRequestMedium3(sd, H_MED, sizes[k], 21, 22, (gex_AM_Arg_t)k);
+        expect(k ? "Prepare/CommitRequestMedium3 of 1000 bytes (reply by Prepare)"
+                 : "Prepare/CommitRequestMedium3 of 64 bytes (reply by Prepare)",
+               3, 21, 22, (gex_AM_Arg_t)k);
+        CHECK_EQ(got_bytes, sizes[k]);
+    }
+    prepared_reply = 0;
+    for (size_t i = 0; i < NB; i++) src[i] = pat(i, 2);
+    gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestLong(test_tm, me, src, NB, NB, seg + 64, GEX_EVENT_NOW, 0, 3);
+    CHECK(sd != GEX_AM_SRCDESC_NO_OP);
+    gex_AM_CommitRequestLong3(sd, H_LONG, NB, seg + 64, 31, 32, 33);
+    expect("Prepare/CommitRequestLong3 from the client's buffer", 3, 31, 32, 33);
+    CHECK_EQ(got_bytes, NB);
 
     if (test_size > 1) { /* the network/PSHM path is unchanged */
         gex_Rank_t peer = (me + 1) % test_size;
