@@ -19,13 +19,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 /* ---- versions and configuration ---- */
 #ifndef GASNETT_SPEC_VERSION_MAJOR
 #  define GASNETT_SPEC_VERSION_MAJOR 1
-#  define GASNETT_SPEC_VERSION_MINOR 14
+#  define GASNETT_SPEC_VERSION_MINOR 20
 #endif
+/* this library's own release numbers (configure.ac), not those of the released GASNet:
+ * gasnett_release_version() gives MAJOR * 10000 + MINOR * 100 + PATCH */
 #define GASNETT_RELEASE_VERSION_MAJOR GASNET_RELEASE_VERSION_MAJOR
 #define GASNETT_RELEASE_VERSION_MINOR GASNET_RELEASE_VERSION_MINOR
 #define GASNETT_RELEASE_VERSION_PATCH GASNET_RELEASE_VERSION_PATCH
@@ -78,41 +81,271 @@
     GASNETT_STRINGIFY(GASNETT_SPEC_VERSION_MINOR) "," _GASNETT_THREAD_STR "," _GASNETT_DEBUG_STR \
     ",notrace,nostats,TIMER=clock_gettime,ATOMICS=compiler,SYSTEM=" GASNETT_SYSTEM_TUPLE
 
-/* ---- compiler portability (GCC and Clang, C99 and C++11) ---- */
+/* ---- compiler portability (GCC and Clang, C99 and C++11) ----
+ * Each annotation follows a GASNETT_USE_* knob: 1 when the compiler in use has the feature,
+ * 0 when not. A client may define a knob (0 or 1) before the include to override it;
+ * with 0 the annotation expands to its plain form (usually nothing). */
+#ifdef __has_builtin
+#  define _GASNETT_HAS_BUILTIN(x) __has_builtin(x)
+#else
+#  define _GASNETT_HAS_BUILTIN(x) 0
+#endif
+#if defined(__GNUC__) /* GCC, Clang and the compilers that claim to be GNU C */
+#  define _GASNETT_GNUC 1
+#else
+#  define _GASNETT_GNUC 0
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE
+#  define GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_NOINLINE
+#  define GASNETT_USE_GCC_ATTRIBUTE_NOINLINE _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_MALLOC
+#  define GASNETT_USE_GCC_ATTRIBUTE_MALLOC _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT
+#  define GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_USED
+#  define GASNETT_USE_GCC_ATTRIBUTE_USED _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_MAYALIAS
+#  define GASNETT_USE_GCC_ATTRIBUTE_MAYALIAS _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_NORETURN
+#  define GASNETT_USE_GCC_ATTRIBUTE_NORETURN _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_PURE
+#  define GASNETT_USE_GCC_ATTRIBUTE_PURE _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_CONST
+#  define GASNETT_USE_GCC_ATTRIBUTE_CONST _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED
+#  define GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_FORMAT
+#  define GASNETT_USE_GCC_ATTRIBUTE_FORMAT _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR
+#  define GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR_ARG
+#  define GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR_ARG _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_BUILTIN_CONSTANT_P
+#  define GASNETT_USE_BUILTIN_CONSTANT_P _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_BUILTIN_PREFETCH
+#  define GASNETT_USE_BUILTIN_PREFETCH _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_BUILTIN_EXPECT
+#  define GASNETT_USE_BUILTIN_EXPECT _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_BUILTIN_UNREACHABLE
+#  define GASNETT_USE_BUILTIN_UNREACHABLE _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_BUILTIN_ASSUME /* Clang has it, GCC does not */
+#  if _GASNETT_HAS_BUILTIN(__builtin_assume)
+#    define GASNETT_USE_BUILTIN_ASSUME 1
+#  else
+#    define GASNETT_USE_BUILTIN_ASSUME 0
+#  endif
+#endif
+#ifndef GASNETT_USE_ASSUME /* __assume(): Microsoft and Intel compilers only */
+#  define GASNETT_USE_ASSUME 0
+#endif
+#ifndef GASNETT_USE_CXX11_ATTRIBUTE_FALLTHROUGH /* [[fallthrough]] is C++17 */
+#  if defined(__cplusplus) && __cplusplus >= 201703L
+#    define GASNETT_USE_CXX11_ATTRIBUTE_FALLTHROUGH 1
+#  else
+#    define GASNETT_USE_CXX11_ATTRIBUTE_FALLTHROUGH 0
+#  endif
+#endif
+#ifndef GASNETT_USE_CXX11_ATTRIBUTE_CLANG__FALLTHROUGH
+#  if defined(__cplusplus) && defined(__clang__)
+#    define GASNETT_USE_CXX11_ATTRIBUTE_CLANG__FALLTHROUGH 1
+#  else
+#    define GASNETT_USE_CXX11_ATTRIBUTE_CLANG__FALLTHROUGH 0
+#  endif
+#endif
+#ifndef GASNETT_USE_RESTRICT /* the keyword GASNETT_RESTRICT stands for (C and C++) */
+#  if _GASNETT_GNUC
+#    define GASNETT_USE_RESTRICT __restrict__
+#  else
+#    define GASNETT_USE_RESTRICT
+#  endif
+#endif
+#ifndef GASNETT_USE_RESTRICT_ON_TYPEDEFS
+#  define GASNETT_USE_RESTRICT_ON_TYPEDEFS _GASNETT_GNUC
+#endif
+#ifndef GASNETT_USE_PRAGMA_GCC_DIAGNOSTIC
+#  define GASNETT_USE_PRAGMA_GCC_DIAGNOSTIC _GASNETT_GNUC
+#endif
+
 #ifdef __cplusplus
 #  define GASNETT_BEGIN_EXTERNC extern "C" {
 #  define GASNETT_END_EXTERNC }
+#  define GASNETT_EXTERNC extern "C"
 #else
 #  define GASNETT_BEGIN_EXTERNC
 #  define GASNETT_END_EXTERNC
+#  define GASNETT_EXTERNC extern
 #endif
-#define GASNETT_INLINE(fn) static inline __attribute__((__always_inline__))
-#define GASNETT_NEVER_INLINE(fn, declarator) __attribute__((__noinline__)) declarator
-#define GASNETT_NORETURN __attribute__((__noreturn__))
-#define GASNETT_PREDICT_TRUE(x) __builtin_expect(!!(x), 1)
-#define GASNETT_PREDICT_FALSE(x) __builtin_expect(!!(x), 0)
+#if GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE
+#  define GASNETT_INLINE(fn) static inline __attribute__((__always_inline__))
+#else
+#  define GASNETT_INLINE(fn) static inline
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_NOINLINE
+#  define GASNETT_NEVER_INLINE(fn, declarator) __attribute__((__noinline__)) declarator
+#else
+#  define GASNETT_NEVER_INLINE(fn, declarator) declarator
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_NORETURN
+#  define GASNETT_NORETURN __attribute__((__noreturn__))
+#else
+#  define GASNETT_NORETURN
+#endif
+#if GASNETT_USE_BUILTIN_EXPECT
+#  define GASNETT_PREDICT_TRUE(x) __builtin_expect(!!(x), 1)
+#  define GASNETT_PREDICT_FALSE(x) __builtin_expect(!!(x), 0)
+#else
+#  define GASNETT_PREDICT_TRUE(x) (!!(x))
+#  define GASNETT_PREDICT_FALSE(x) (!!(x))
+#endif
 #define GASNETT_LIKELY GASNETT_PREDICT_TRUE
 #define GASNETT_UNLIKELY GASNETT_PREDICT_FALSE
-#define GASNETT_UNUSED __attribute__((__unused__))
-#define GASNETT_USED __attribute__((__used__))
-#define GASNETT_COLD __attribute__((__cold__))
-#define GASNETT_HOT __attribute__((__hot__))
-#define GASNETT_PURE __attribute__((__pure__))
-#define GASNETT_CONST __attribute__((__const__))
-#define GASNETT_MALLOC __attribute__((__malloc__))
-#define GASNETT_WARN_UNUSED_RESULT __attribute__((__warn_unused_result__))
-#define GASNETT_FORMAT_PRINTF(fmtarg, firstvararg) __attribute__((__format__(__printf__, fmtarg, firstvararg)))
-#if (defined(__GNUC__) && __GNUC__ >= 7) || defined(__clang__)
+#ifndef if_pf
+#  define if_pf(cond) if (GASNETT_PREDICT_FALSE(cond))
+#endif
+#ifndef if_pt
+#  define if_pt(cond) if (GASNETT_PREDICT_TRUE(cond))
+#endif
+#if _GASNETT_GNUC
+#  define GASNETT_UNUSED __attribute__((__unused__))
+#  define GASNETT_COLD __attribute__((__cold__))
+#  define GASNETT_HOT __attribute__((__hot__))
+#else
+#  define GASNETT_UNUSED
+#  define GASNETT_COLD
+#  define GASNETT_HOT
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_USED
+#  define GASNETT_USED __attribute__((__used__))
+#else
+#  define GASNETT_USED
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_PURE
+#  define GASNETT_PURE __attribute__((__pure__))
+#else
+#  define GASNETT_PURE
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_CONST
+#  define GASNETT_CONST __attribute__((__const__))
+#else
+#  define GASNETT_CONST
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_MALLOC
+#  define GASNETT_MALLOC __attribute__((__malloc__))
+#else
+#  define GASNETT_MALLOC
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED
+#  define GASNETT_DEPRECATED __attribute__((__deprecated__))
+#else
+#  define GASNETT_DEPRECATED
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT
+#  define GASNETT_WARN_UNUSED_RESULT __attribute__((__warn_unused_result__))
+#else
+#  define GASNETT_WARN_UNUSED_RESULT
+#endif
+/* The pragma forms of the annotations above (for compilers that take the function's name
+ * in a #pragma, after its declaration): nothing for GCC and Clang, whose attributes do it. */
+#define GASNETT_NORETURNP(fnname)
+#define GASNETT_MALLOCP(fnname)
+#define GASNETT_PUREP(fnname)
+#define GASNETT_CONSTP(fnname)
+/* printf-like checking of a declaration (the released 4-argument form; the seed had 2):
+ *   GASNETT_FORMAT_PRINTF(log_msg, 2, 3, extern void log_msg(int lvl, const char *fmt, ...));
+ * fmtarg and firstvararg count the parameters from 1. The _FUNCPTR form is the same for
+ * a declaration of a function pointer (a variable, a member or a parameter). */
+#if GASNETT_USE_GCC_ATTRIBUTE_FORMAT
+#  define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator) \
+    __attribute__((__format__(__printf__, fmtarg, firstvararg))) declarator
+#else
+#  define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator) declarator
+#endif
+#if GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR
+#  define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator) \
+    __attribute__((__format__(__printf__, fmtarg, firstvararg))) declarator
+#else
+#  define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator) declarator
+#endif
+#if GASNETT_USE_CXX11_ATTRIBUTE_FALLTHROUGH
+#  define GASNETT_FALLTHROUGH [[fallthrough]];
+#elif GASNETT_USE_CXX11_ATTRIBUTE_CLANG__FALLTHROUGH
+#  define GASNETT_FALLTHROUGH [[clang::fallthrough]];
+#elif (defined(__GNUC__) && __GNUC__ >= 7) || defined(__clang__)
 #  define GASNETT_FALLTHROUGH __attribute__((__fallthrough__));
 #else
 #  define GASNETT_FALLTHROUGH
 #endif
-#define GASNETT_RESTRICT __restrict__
+#define GASNETT_RESTRICT GASNETT_USE_RESTRICT
 #define GASNETT_CURRENT_FUNCTION __func__
+/* evaluate each argument once for its side effects, and use none of them:
+ *   #define SECOND_OF_2(x, y) (GASNETT_UNUSED_ARGS1(x), (y)) */
+#define GASNETT_UNUSED_ARGS1(a1) ((void)(a1))
+#define GASNETT_UNUSED_ARGS2(a1, a2) ((void)(a1), (void)(a2))
+#define GASNETT_UNUSED_ARGS3(a1, a2, a3) ((void)(a1), (void)(a2), (void)(a3))
+#define GASNETT_UNUSED_ARGS4(a1, a2, a3, a4) ((void)(a1), (void)(a2), (void)(a3), (void)(a4))
+#define GASNETT_UNUSED_ARGS5(a1, a2, a3, a4, a5) (GASNETT_UNUSED_ARGS4(a1, a2, a3, a4), (void)(a5))
+#define GASNETT_UNUSED_ARGS6(a1, a2, a3, a4, a5, a6) (GASNETT_UNUSED_ARGS4(a1, a2, a3, a4), (void)(a5), (void)(a6))
+#define GASNETT_UNUSED_ARGS7(a1, a2, a3, a4, a5, a6, a7) \
+    (GASNETT_UNUSED_ARGS4(a1, a2, a3, a4), GASNETT_UNUSED_ARGS3(a5, a6, a7))
+#define GASNETT_UNUSED_ARGS8(a1, a2, a3, a4, a5, a6, a7, a8) \
+    (GASNETT_UNUSED_ARGS4(a1, a2, a3, a4), GASNETT_UNUSED_ARGS4(a5, a6, a7, a8))
+#if GASNETT_USE_BUILTIN_CONSTANT_P
+#  define gasnett_constant_p(expr) __builtin_constant_p(expr)
+#else
+#  define gasnett_constant_p(expr) 0
+#endif
+/* gasnett_unreachable(): this point is never reached. gasnett_assume(cond): cond always
+ * holds here (it must have no side effects; it may or may not be evaluated). Debug builds
+ * check both and end the process with a message when they are wrong; other builds tell
+ * the optimizer. */
+GASNETT_NORETURN static inline void _gasnett_annotation_failed(const char *_what, const char *_file, int _line) {
+    fprintf(stderr, "*** FATAL ERROR: %s at %s:%d\n", _what, _file, _line);
+    fflush(stderr);
+    abort();
+}
+#if GASNETT_DEBUG
+#  define gasnett_unreachable() _gasnett_annotation_failed("gasnett_unreachable() reached", __FILE__, __LINE__)
+#  define gasnett_assume(cond) \
+    (GASNETT_PREDICT_TRUE(cond) ? (void)0 : _gasnett_annotation_failed("gasnett_assume(" #cond ") is false", __FILE__, __LINE__))
+#elif GASNETT_USE_BUILTIN_UNREACHABLE
+#  define gasnett_unreachable() __builtin_unreachable()
+#else
+#  define gasnett_unreachable() ((void)0)
+#endif
+#if !GASNETT_DEBUG
+#  if GASNETT_USE_BUILTIN_ASSUME
+#    define gasnett_assume(cond) __builtin_assume(cond)
+#  elif GASNETT_USE_ASSUME
+#    define gasnett_assume(cond) __assume(cond)
+#  elif GASNETT_USE_BUILTIN_UNREACHABLE
+#    define gasnett_assume(cond) (GASNETT_PREDICT_TRUE(cond) ? (void)0 : __builtin_unreachable())
+#  else
+#    define gasnett_assume(cond) ((void)0)
+#  endif
+#endif
 /* a string that `strings` / `ident` find in the object: GASNETT_IDENT(name, "$Key: value $") */
 #define GASNETT_IDENT(identName, identText) static const char identName[] GASNETT_USED = identText
 /* usable in #if: the smallest page and the usual cache line of the supported CPUs */
 #define GASNETT_PAGESIZE 4096
+#define GASNETT_PAGESHIFT 12 /* log2(GASNETT_PAGESIZE) */
 #if defined(__powerpc64__) || (defined(__aarch64__) && defined(__APPLE__))
 #  define GASNETT_CACHE_LINE_BYTES 128
 #else
@@ -138,6 +371,16 @@ static inline gasnett_tick_t gasnett_ticks_now(void) {
 #define gasnett_local_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define gasnett_local_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define gasnett_local_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+/* the same, but nothing at all for a thread-single client */
+#if defined(GASNETT_THREAD_SAFE)
+#  define gasnett_weak_mb() gasnett_local_mb()
+#  define gasnett_weak_wmb() gasnett_local_wmb()
+#  define gasnett_weak_rmb() gasnett_local_rmb()
+#else
+#  define gasnett_weak_mb() ((void)0)
+#  define gasnett_weak_wmb() ((void)0)
+#  define gasnett_weak_rmb() ((void)0)
+#endif
 /* In a loop that waits for another CPU: lets a hyperthread sibling run, and spares the
  * watched line a storm of reads while its writer wants it. */
 #if defined(__x86_64__) || defined(__i386__)
@@ -168,6 +411,15 @@ static inline gasnett_tick_t gasnett_ticks_now(void) {
 #define GASNETT_HAVE_ATOMIC_ADD_SUB 1
 #define GASNETT_HAVE_STRONGATOMIC_CAS 1
 #define GASNETT_HAVE_STRONGATOMIC_ADD_SUB 1
+/* Defined (to 1) only where an atomic type is not lock-free, hence not safe against
+ * signal handlers: on none of the supported 64-bit CPUs. */
+#if !defined(__GCC_ATOMIC_INT_LOCK_FREE) || __GCC_ATOMIC_INT_LOCK_FREE != 2
+#  define GASNETT_STRONGATOMIC_NOT_SIGNALSAFE 1
+#  define GASNETT_STRONGATOMIC32_NOT_SIGNALSAFE 1
+#endif
+#if !defined(__GCC_ATOMIC_LLONG_LOCK_FREE) || __GCC_ATOMIC_LLONG_LOCK_FREE != 2
+#  define GASNETT_STRONGATOMIC64_NOT_SIGNALSAFE 1
+#endif
 
 static inline void _gasnett_atomic_pre(int _f) {
     if (_f & GASNETT_ATOMIC_MB_PRE) __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -313,6 +565,8 @@ static inline int gasnett_mutex_init(gasnett_mutex_t *_p) {
     return pthread_mutex_init(&_p->_m, NULL);
 }
 static inline int gasnett_mutex_destroy(gasnett_mutex_t *_p) { return pthread_mutex_destroy(&_p->_m); }
+/* no check at all: the error (EBUSY for a held mutex) is only returned */
+static inline int gasnett_mutex_destroy_ignoreerr(gasnett_mutex_t *_p) { return pthread_mutex_destroy(&_p->_m); }
 static inline int gasnett_mutex_lock(gasnett_mutex_t *_p) {
     int _r = pthread_mutex_lock(&_p->_m);
     _GASNETT_OWNER_SET(_p, _owner, _GASNETT_SELF());
@@ -374,6 +628,25 @@ GASNETT_END_EXTERNC
 
 static inline void gasnett_sched_yield(void) { (void)sched_yield(); }
 
+/* ---- byte order, zero bytes ---- */
+static inline int gasnett_isLittleEndian(void) {
+    const uint32_t _x = 1;
+    return *(const unsigned char *)&_x == 1; /* a char may alias anything, in C and C++ */
+}
+/* the number of bytes equal to 0 in the value's representation */
+static inline int gasnett_count0s_uint64_t(uint64_t _x) {
+    const uint64_t _low7 = UINT64_C(0x7f7f7f7f7f7f7f7f);
+    /* a byte's top bit ends up set iff the byte was 0 */
+    return __builtin_popcountll(~(((_x & _low7) + _low7) | _x | _low7));
+}
+static inline int gasnett_count0s_uint32_t(uint32_t _x) {
+    const uint32_t _low7 = 0x7f7f7f7fu;
+    return __builtin_popcount(~(((_x & _low7) + _low7) | _x | _low7));
+}
+static inline int gasnett_count0s_uintptr_t(uintptr_t _x) {
+    return sizeof(uintptr_t) == 8 ? gasnett_count0s_uint64_t((uint64_t)_x) : gasnett_count0s_uint32_t((uint32_t)_x);
+}
+
 /* ---- tracing and statistics: no-ops here ----
  * The arguments are still type-checked (inside `0 &&`), never evaluated. gasnetex.h
  * connects the PRINTF forms to the library's trace and statistics files when it was
@@ -388,6 +661,7 @@ static inline void gasnett_sched_yield(void) { (void)sched_yield(); }
 #define GASNETT_TRACE_SETMASK(mask) ((void)(mask))
 #define GASNETT_STATS_GETMASK() ("")
 #define GASNETT_STATS_SETMASK(mask) ((void)(mask))
+#define GASNETT_STATS_DUMP(reset) ((void)(reset))
 #define GASNETT_TRACE_GET_TRACELOCAL() (0)
 #define GASNETT_TRACE_SET_TRACELOCAL(val) ((void)(val))
 #define GASNETT_TRACE_SETSOURCELINE(file, line) ((void)(file), (void)(line))
@@ -421,22 +695,47 @@ extern int gasnett_cpu_count(void);
 extern uint64_t gasnett_getPhysMemSz(int failureIsFatal);
 extern const char *gasnett_gethostname(void);
 extern const char *gasnett_exe_name(void);
-extern void gasnett_nsleep(uint64_t ns);
-extern void gasnett_set_affinity(int rank);
-extern const char *gasnett_format_number(int64_t val, char *buf, size_t bufsz, int is_mem_size);
+extern int gasnett_nsleep(uint64_t ns); /* 0 */
+#define GASNETT_SET_AFFINITY_SUPPORT 1
+extern int gasnett_set_affinity(int rank); /* deprecated; 0 when bound */
+extern char *gasnett_format_number(int64_t val, char *buf, size_t bufsz, int is_mem_size);
 extern uint64_t gasnett_checksum(const void *p, int numbytes);
+extern size_t gasnett_count0s(const void *p, size_t numbytes);
+extern size_t gasnett_count0s_copy(void *GASNETT_RESTRICT dst, const void *GASNETT_RESTRICT src, size_t numbytes);
 extern const char *gasnett_performance_warning_str(void);
 extern const char *gasnett_release_version_str(void);
+extern uint64_t gasnett_release_version(void); /* MAJOR * 10000 + MINOR * 100 + PATCH */
+/* soft limit raised to the hard one unless GASNET_MAXIMIZE_<desc> is false; nonzero on
+ * success. The plural: CPU time and the memory limits (DATA, STACK, AS, RSS, MEMLOCK). */
+extern int gasnett_maximize_rlimit(int res, const char *lim_desc);
+extern int gasnett_maximize_rlimits(void);
+typedef void (*gasnett_sighandlerfn_t)(int);
+/* installs fp (or SIG_DFL / SIG_IGN) for the signal; the previous handler, SIG_ERR on error */
+extern gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fp);
 /* errors and debugging */
-extern void gasnett_fatalerror_at(const char *func, const char *file, int line, const char *fmt, ...)
-    GASNETT_NORETURN GASNETT_FORMAT_PRINTF(4, 5);
-extern void gasnett_fatalerror_nopos(const char *fmt, ...) GASNETT_NORETURN GASNETT_FORMAT_PRINTF(1, 2);
+GASNETT_FORMAT_PRINTF(gasnett_fatalerror_at, 4, 5,
+                      extern void gasnett_fatalerror_at(const char *func, const char *file, int line, const char *fmt,
+                                                        ...) GASNETT_NORETURN);
+GASNETT_NORETURNP(gasnett_fatalerror_at)
+GASNETT_FORMAT_PRINTF(gasnett_fatalerror_nopos, 1, 2,
+                      extern void gasnett_fatalerror_nopos(const char *fmt, ...) GASNETT_NORETURN);
+GASNETT_NORETURNP(gasnett_fatalerror_nopos)
 #define gasnett_fatalerror(...) gasnett_fatalerror_at(GASNETT_CURRENT_FUNCTION, __FILE__, __LINE__, __VA_ARGS__)
 extern void gasnett_killmyprocess(int exitcode) GASNETT_NORETURN;
+GASNETT_NORETURNP(gasnett_killmyprocess)
 extern void gasnett_flush_streams(void);
+extern void gasnett_close_streams(void); /* fclose of stdin, stdout and stderr */
+/* "func() at file:line", from malloc (the caller frees it) */
+extern char *gasnett_current_loc_at(const char *func, const char *file, int line);
+#define gasnett_current_loc gasnett_current_loc_at(GASNETT_CURRENT_FUNCTION, __FILE__, __LINE__)
+/* sets *flag to 1, says how to attach, and waits until a debugger sets it to 0 */
+extern void gasnett_freezeForDebuggerNow(volatile int *flag, const char *flagsymname);
 extern void gasnett_freezeForDebuggerErr(void);
 extern void gasnett_backtrace_init(const char *exename);
 extern int gasnett_print_backtrace(int fd);
+/* what fatal errors call: by default a backtrace to fd when GASNET_BACKTRACE is set (0),
+ * else nothing (nonzero). A client may point it at its own function. */
+extern int (*gasnett_print_backtrace_ifenabled)(int fd);
 /* A client may define its own backtrace method: gasnett_print_backtrace tries it first.
  * The library holds a weak empty default (fnp == NULL). */
 typedef struct {

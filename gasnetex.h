@@ -44,6 +44,8 @@ GASNETI_END_EXTERNC
 #  define GASNETT_STATS_ENABLED 1
 #  define GASNETT_STATS_PRINTF(...) gasneti_trace_printf(1, __VA_ARGS__)
 #  define GASNETT_STATS_PRINTF_FORCE(...) gasneti_trace_printf(1, __VA_ARGS__)
+#  undef GASNETT_STATS_DUMP
+#  define GASNETT_STATS_DUMP(reset) gasneti_stats_dump((reset) != 0)
 #endif
 
 GASNETI_BEGIN_EXTERNC

@@ -113,7 +113,7 @@ static void quit_handler(int sig) {
 static char backtrace_types[64] = "GDB,ADDR2LINE,EXECINFO";
 static int freeze_on_error;
 
-static int backtrace_gdb(void) {
+static int backtrace_gdb(int fd) {
     char pid[24], cmd[64];
     snprintf(pid, sizeof(pid), "%d", (int)getpid());
     snprintf(cmd, sizeof(cmd), "/proc/%d/exe", (int)getpid());
@@ -121,7 +121,7 @@ static int backtrace_gdb(void) {
     pid_t c = fork();
     if (c < 0) return -1;
     if (c == 0) {
-        dup2(2, 1); /* gdb's output to our stderr */
+        dup2(fd, 1); /* gdb's output to fd */
         execlp("gdb", "gdb", "-nx", "-batch", "-q", "-p", pid, "-ex", "set pagination off", "-ex",
                "thread apply all backtrace", cmd, (char *)NULL);
         _exit(127);
@@ -135,38 +135,46 @@ static int backtrace_gdb(void) {
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-static void backtrace_header(const char *how) {
+static void backtrace_header(int fd, const char *how) {
     char h[160];
     snprintf(h, sizeof(h), "*** backtrace of rank %u (pid %d), by %s:\n", (unsigned)gasneti_mynode, (int)getpid(), how);
-    if (write(2, h, strlen(h)) < 0) {}
+    if (write(fd, h, strlen(h)) < 0) {}
 }
 
-static void print_backtrace(void) {
+/* 0 once a method has printed one */
+static int print_backtrace(int fd) {
     char types[64];
     snprintf(types, sizeof(types), "%s", backtrace_types);
     for (char *save = NULL, *t = strtok_r(types, ", ", &save); t; t = strtok_r(NULL, ", ", &save)) {
         if (!strcasecmp(t, "GDB")) {
-            backtrace_header("gdb (every thread)");
-            if (!backtrace_gdb()) return;
-            backtrace_header("gdb: it could not be run or could not attach; next method");
+            backtrace_header(fd, "gdb (every thread)");
+            if (!backtrace_gdb(fd)) return 0;
+            backtrace_header(fd, "gdb: it could not be run or could not attach; next method");
         } else if (!strcasecmp(t, "ADDR2LINE")) {
-            backtrace_header("addr2line (this thread)");
-            if (!gasneti_backtrace_addr2line(2)) return;
-            backtrace_header("addr2line: it could not be run; next method");
+            backtrace_header(fd, "addr2line (this thread)");
+            if (!gasneti_backtrace_addr2line(fd)) return 0;
+            backtrace_header(fd, "addr2line: it could not be run; next method");
         } else if (!strcasecmp(t, "EXECINFO")) {
 #if defined(__GLIBC__)
-            backtrace_header("glibc backtrace_symbols (this thread; exported names only)");
+            backtrace_header(fd, "glibc backtrace_symbols (this thread; exported names only)");
             void *frames[64];
             int n = backtrace(frames, 64);
-            backtrace_symbols_fd(frames, n, 2);
-            return;
+            backtrace_symbols_fd(frames, n, fd);
+            return 0;
 #endif
         }
     }
+    return -1;
+}
+
+/* the library's gasnett_print_backtrace_ifenabled (installed by gasneti_exit_init unless
+ * the client has put its own there): nonzero, printing nothing, without GASNET_BACKTRACE */
+static int core_backtrace_ifenabled(int fd) {
+    return want_backtrace ? print_backtrace(fd) : 1;
 }
 
 void gasneti_maybe_backtrace(void) {
-    if (want_backtrace) print_backtrace();
+    if (gasnett_print_backtrace_ifenabled) (void)gasnett_print_backtrace_ifenabled(2);
     if (freeze_on_error) gasnett_freezeForDebuggerErr();
 }
 
@@ -200,6 +208,8 @@ void gasneti_exit_init(void) {
     const char *bt = gasneti_getenv_dflt("GASNET_BACKTRACE_TYPE", "GDB,ADDR2LINE,EXECINFO");
     if (bt && *bt) snprintf(backtrace_types, sizeof(backtrace_types), "%s", bt);
     freeze_on_error = gasneti_getenv_yesno("GASNET_FREEZE_ON_ERROR", 0);
+    if (gasnett_print_backtrace_ifenabled == gasneti_tools_backtrace_ifenabled)
+        gasnett_print_backtrace_ifenabled = core_backtrace_ifenabled;
     on_exit(on_exit_hook, NULL);
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));

@@ -216,6 +216,7 @@ extern void gasneti_wait_for_room(int is_req);
 extern void gasneti_exit_init(void);
 extern void gasneti_maybe_backtrace(void); /* GASNET_BACKTRACE=1: print a backtrace to stderr */
 extern int gasneti_backtrace_addr2line(int fd); /* gasnett_tools.c: this thread's frames named by addr2line */
+extern int gasneti_tools_backtrace_ifenabled(int fd); /* gasnett_tools.c: the tools' default of gasnett_print_backtrace_ifenabled */
 /* Leave now with `code`, ending the rest of the job (fatal errors, launch errors). */
 extern void gasneti_exit_now(int code) GASNETI_NORETURN;
 /* Called from a loop that waits for primordial barrier number `seq` (0-based) to

@@ -150,23 +150,40 @@ void gasneti_trace_printf(int to_stats, const char *fmt, ...) {
 }
 
 
+/* the STATS block: a header line and one STAT line per kind seen (lock held) */
+static void stats_write(int reset) {
+    fprintf(stats_f, "%u STATS rank=%u ranks=%u seconds=%.6f config=%s\n", (unsigned)gasneti_mynode,
+            (unsigned)gasneti_mynode, (unsigned)gasneti_nodes, since_start(), GASNET_CONFIG_STRING);
+    for (int k = 0; k < GASNETI_TK_COUNT; k++) {
+        if (!st[k].n || !strchr(stats_mask, kinds[k].group)) continue;
+        if (k == GASNETI_TK_WAIT || k == GASNETI_TK_BARRIER_WAIT)
+            fprintf(stats_f, "%u STAT %s count=%llu seconds=%.6f\n", (unsigned)gasneti_mynode, kinds[k].name,
+                    (unsigned long long)st[k].n, (double)st[k].ns * 1e-9);
+        else
+            fprintf(stats_f, "%u STAT %s count=%llu bytes=%llu least=%llu most=%llu\n", (unsigned)gasneti_mynode,
+                    kinds[k].name, (unsigned long long)st[k].n, (unsigned long long)st[k].bytes,
+                    (unsigned long long)st[k].least, (unsigned long long)st[k].most);
+    }
+    if (reset) {
+        memset(st, 0, sizeof st);
+        for (int k = 0; k < GASNETI_TK_COUNT; k++) st[k].least = UINT64_MAX;
+    }
+    fflush(stats_f);
+}
+
+/* GASNETT_STATS_DUMP(reset): a STATS block now, then (reset) counting from zero */
+void gasneti_stats_dump(int reset) {
+    pthread_mutex_lock(&lock);
+    if (stats_f) stats_write(reset);
+    pthread_mutex_unlock(&lock);
+}
+
 /* at exit (every way out that runs gasneti_trace_fini: gasnet_exit, a return from main,
  * a fatal error) */
 void gasneti_trace_fini(void) {
     pthread_mutex_lock(&lock);
     if (stats_f) {
-        fprintf(stats_f, "%u STATS rank=%u ranks=%u seconds=%.6f config=%s\n", (unsigned)gasneti_mynode,
-                (unsigned)gasneti_mynode, (unsigned)gasneti_nodes, since_start(), GASNET_CONFIG_STRING);
-        for (int k = 0; k < GASNETI_TK_COUNT; k++) {
-            if (!st[k].n || !strchr(stats_mask, kinds[k].group)) continue;
-            if (k == GASNETI_TK_WAIT || k == GASNETI_TK_BARRIER_WAIT)
-                fprintf(stats_f, "%u STAT %s count=%llu seconds=%.6f\n", (unsigned)gasneti_mynode, kinds[k].name,
-                        (unsigned long long)st[k].n, (double)st[k].ns * 1e-9);
-            else
-                fprintf(stats_f, "%u STAT %s count=%llu bytes=%llu least=%llu most=%llu\n", (unsigned)gasneti_mynode,
-                        kinds[k].name, (unsigned long long)st[k].n, (unsigned long long)st[k].bytes,
-                        (unsigned long long)st[k].least, (unsigned long long)st[k].most);
-        }
+        stats_write(0);
         if (stats_f != stderr && stats_f != stdout) fclose(stats_f);
         else fflush(stats_f);
         stats_f = NULL;

@@ -81,6 +81,7 @@ extern void gasneti_trace_op(int kind, uint32_t peer, size_t bytes, unsigned han
 extern void gasneti_trace_time(int kind, uint64_t ns);
 extern uint64_t gasneti_trace_now_ns(void);
 extern void gasneti_trace_printf(int to_stats, const char *fmt, ...) __attribute__((__format__(__printf__, 2, 3)));
+extern void gasneti_stats_dump(int reset);
 #  ifdef __cplusplus
 }
 #  endif
@@ -142,7 +143,7 @@ GASNETI_BEGIN_EXTERNC
 #define GASNET_SPEC_VERSION_MAJOR 1
 #define GASNET_SPEC_VERSION_MINOR 8
 #define GASNETT_SPEC_VERSION_MAJOR 1
-#define GASNETT_SPEC_VERSION_MINOR 14
+#define GASNETT_SPEC_VERSION_MINOR 20 /* as gasnet_tools.h */
 #define GASNET_VERSION GASNET_SPEC_VERSION_MAJOR
 
 /* ---- return codes ---- */

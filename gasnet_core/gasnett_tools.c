@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <link.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <math.h>
 #include <signal.h>
@@ -38,8 +39,7 @@ static void vfatal(const char *pos_func, const char *file, int line, const char 
     else
         fprintf(stderr, "*** FATAL ERROR (pid %d): %s\n", (int)getpid(), msg);
     fflush(stderr);
-    const char *bt = getenv("GASNET_BACKTRACE");
-    if (bt && (!strcmp(bt, "1") || !strcasecmp(bt, "yes") || !strcasecmp(bt, "y"))) gasnett_print_backtrace(2);
+    if (gasnett_print_backtrace_ifenabled) (void)gasnett_print_backtrace_ifenabled(2);
     gasnett_freezeForDebuggerErr();
     signal(SIGABRT, SIG_DFL);
     abort();
@@ -70,17 +70,47 @@ void gasnett_flush_streams(void) {
     fflush(NULL);
 }
 
+void gasnett_close_streams(void) {
+    fflush(NULL);
+    fclose(stdin);
+    fclose(stdout);
+    fclose(stderr);
+}
+
+char *gasnett_current_loc_at(const char *func, const char *file, int line) {
+    size_t n = strlen(func) + strlen(file) + 32;
+    char *s = (char *)malloc(n);
+    if (!s) gasnett_fatalerror_nopos("gasnett_current_loc: out of memory");
+    snprintf(s, n, "%s() at %s:%d", func, file, line);
+    return s;
+}
+
+void gasnett_freezeForDebuggerNow(volatile int *flag, const char *flagsymname) {
+    *flag = 1;
+    gasnett_local_mb();
+    fprintf(stderr, "*** process %d on %s frozen for a debugger: gdb -p %d, then `set var %s = 0`\n", (int)getpid(),
+            gasnett_gethostname(), (int)getpid(), flagsymname);
+    fflush(stderr);
+    while (*flag) gasnett_nsleep(50000000u);
+}
+
 /* set to 0 from a debugger to release a process frozen by GASNET_FREEZE_ON_ERROR */
 volatile int gasnett_frozen = 0;
 
 void gasnett_freezeForDebuggerErr(void) {
     const char *v = getenv("GASNET_FREEZE_ON_ERROR");
     if (!v || !(!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "y"))) return;
-    gasnett_frozen = 1;
-    fprintf(stderr, "*** process %d on %s frozen for a debugger: gdb -p %d, then `set var gasnett_frozen = 0`\n",
-            (int)getpid(), gasnett_gethostname(), (int)getpid());
-    fflush(stderr);
-    while (gasnett_frozen) sleep(1);
+    gasnett_freezeForDebuggerNow(&gasnett_frozen, "gasnett_frozen");
+}
+
+gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fp) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fp;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sigtocatch, &sa, &old)) return SIG_ERR;
+    return old.sa_handler;
 }
 
 /* ---- backtraces ---- */
@@ -178,6 +208,15 @@ int gasneti_backtrace_addr2line(int fd) {
     free(text);
     return 0;
 }
+
+/* the default of gasnett_print_backtrace_ifenabled (the conduit library's core installs
+ * its own, which can use gdb, at initialization: docs/diagnostics.md) */
+int gasneti_tools_backtrace_ifenabled(int fd) {
+    const char *bt = getenv("GASNET_BACKTRACE");
+    if (!bt || !(!strcmp(bt, "1") || !strcasecmp(bt, "yes") || !strcasecmp(bt, "y"))) return 1;
+    return gasnett_print_backtrace(fd);
+}
+int (*gasnett_print_backtrace_ifenabled)(int fd) = gasneti_tools_backtrace_ifenabled;
 
 int gasnett_print_backtrace(int fd) {
     if (gasnett_backtrace_user.fnp && gasnett_backtrace_user.fnp(fd) == 0) return 0;
@@ -392,33 +431,58 @@ const char *gasnett_exe_name(void) {
     return exe_buf;
 }
 
-void gasnett_nsleep(uint64_t ns) {
+/* sleeps the whole time, a signal or not */
+int gasnett_nsleep(uint64_t ns) {
     struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    while (nanosleep(&ts, &ts) && errno == EINTR) {
+    while (ns && nanosleep(&ts, &ts) && errno == EINTR) {
     }
+    return 0;
 }
 
 /* binds the calling thread to the (rank mod n)-th CPU it may run on */
-void gasnett_set_affinity(int rank) {
+int gasnett_set_affinity(int rank) {
     cpu_set_t allowed, one;
-    if (sched_getaffinity(0, sizeof allowed, &allowed)) return;
+    if (sched_getaffinity(0, sizeof allowed, &allowed)) return -1;
     int n = CPU_COUNT(&allowed);
-    if (n <= 0) return;
-    int want = (rank < 0 ? -rank : rank) % n;
+    if (n <= 0) return -1;
+    int want = (int)((rank < 0 ? -(long)rank : (long)rank) % n);
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
         if (!CPU_ISSET(cpu, &allowed)) continue;
         if (want-- == 0) {
             CPU_ZERO(&one);
             CPU_SET(cpu, &one);
-            (void)sched_setaffinity(0, sizeof one, &one);
-            return;
+            return sched_setaffinity(0, sizeof one, &one) ? -1 : 0;
         }
     }
+    return -1;
+}
+
+int gasnett_maximize_rlimit(int res, const char *lim_desc) {
+    char key[128];
+    snprintf(key, sizeof key, "GASNET_MAXIMIZE_%s", lim_desc);
+    if (!gasnett_getenv_yesno_withdefault(key, 1)) return 1; /* not wanted: still a success */
+    struct rlimit rl;
+    if (getrlimit(res, &rl)) return 0;
+    if (rl.rlim_cur == rl.rlim_max) return 1;
+    rl.rlim_cur = rl.rlim_max;
+    return setrlimit(res, &rl) == 0;
+}
+
+int gasnett_maximize_rlimits(void) {
+    static const struct {
+        int res;
+        const char *desc;
+    } lims[] = {{RLIMIT_CPU, "RLIMIT_CPU"},     {RLIMIT_DATA, "RLIMIT_DATA"}, {RLIMIT_STACK, "RLIMIT_STACK"},
+                {RLIMIT_AS, "RLIMIT_AS"},       {RLIMIT_RSS, "RLIMIT_RSS"},   {RLIMIT_MEMLOCK, "RLIMIT_MEMLOCK"}};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof lims / sizeof lims[0]; i++)
+        if (!gasnett_maximize_rlimit(lims[i].res, lims[i].desc)) ok = 0;
+    return ok;
 }
 
 /* memory sizes that are an exact multiple of 1024^k print as "N KB"/"N MB"/"N GB"/"N TB";
  * everything else as the plain decimal */
-const char *gasnett_format_number(int64_t val, char *buf, size_t bufsz, int is_mem_size) {
+char *gasnett_format_number(int64_t val, char *buf, size_t bufsz, int is_mem_size) {
     static const char *const units[] = {"KB", "MB", "GB", "TB"};
     int u = -1;
     int64_t v = val;
@@ -439,12 +503,45 @@ uint64_t gasnett_checksum(const void *p, int numbytes) {
     return h;
 }
 
+/* zero bytes a word at a time where the pointer allows */
+size_t gasnett_count0s(const void *p, size_t numbytes) {
+    const unsigned char *b = (const unsigned char *)p;
+    size_t n = 0;
+    for (; numbytes && ((uintptr_t)b & 7); numbytes--) n += *b++ == 0;
+    for (; numbytes >= 8; numbytes -= 8, b += 8) {
+        uint64_t w;
+        memcpy(&w, b, 8);
+        n += (size_t)gasnett_count0s_uint64_t(w);
+    }
+    for (; numbytes; numbytes--) n += *b++ == 0;
+    return n;
+}
+
+size_t gasnett_count0s_copy(void *GASNETT_RESTRICT dst, const void *GASNETT_RESTRICT src, size_t numbytes) {
+    const unsigned char *s = (const unsigned char *)src;
+    unsigned char *d = (unsigned char *)dst;
+    size_t n = 0;
+    for (; numbytes >= 8; numbytes -= 8, s += 8, d += 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        memcpy(d, &w, 8);
+        n += (size_t)gasnett_count0s_uint64_t(w);
+    }
+    for (; numbytes; numbytes--) n += (*d++ = *s++) == 0;
+    return n;
+}
+
 const char *gasnett_performance_warning_str(void) {
     return GASNETT_DEBUG ? "    built with --enable-debug: argument and lock checks slow every call\n" : "";
 }
 
 const char *gasnett_release_version_str(void) {
     return _GASNETT_RELEASE_STR;
+}
+
+uint64_t gasnett_release_version(void) {
+    return (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 10000u + (uint64_t)GASNETT_RELEASE_VERSION_MINOR * 100u +
+           (uint64_t)GASNETT_RELEASE_VERSION_PATCH;
 }
 
 /* ---- checked allocation ----

@@ -1,9 +1,11 @@
 // tests/api/test_cxx.cc: the public headers from C++11 (-std=c++11 -Wall -Werror):
-// init, a Short AM (numbered and variadic), put/get, EX and legacy barriers.
+// init, a Short AM (numbered and variadic), put/get, EX and legacy barriers, and some of
+// the tools' released names (gasnet_tools.h through gasnetex.h; test_tools_cc has them all).
 // Layer: tests (public API only).  Run with 1, 2, 4 ranks.
 #include <gasnetex.h>
 #include <gasnet.h>
 
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +37,15 @@ static void ping(gex_Token_t token, gex_AM_Arg_t a, gex_AM_Arg_t b) {
     gex_HSL_Unlock(&lock);
 }
 
+GASNETT_FORMAT_PRINTF(cxx_fmt, 2, 3, static int cxx_fmt(char *buf, const char *fmt, ...));
+static int cxx_fmt(char *buf, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = std::vsnprintf(buf, 32, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
 int main(int argc, char **argv) {
     gex_Client_t client;
     gex_EP_t ep;
@@ -45,6 +56,20 @@ int main(int argc, char **argv) {
     me = gex_TM_QueryRank(tm);
     nranks = gex_TM_QuerySize(tm);
     CXX_CHECK(sizeof(gex_Event_t) == sizeof(std::uintptr_t));
+
+    char nb[32];
+    char *num = gasnett_format_number(4096, nb, sizeof nb, 1); // char *, as released
+    CXX_CHECK(std::strcmp(num, "4 KB") == 0);
+    CXX_CHECK(cxx_fmt(nb, "%d", 5) == 1 && std::strcmp(nb, "5") == 0);
+    CXX_CHECK(gasnett_count0s_uint64_t(0) == 8 && gasnett_count0s(nb, 2) == 1);
+    gasnett_atomic64_t a64 = gasnett_atomic64_init(1);
+    CXX_CHECK(gasnett_atomic64_add(&a64, 2, GASNETT_ATOMIC_NONE) == 3);
+    char *loc = gasnett_current_loc;
+    CXX_CHECK(std::strstr(loc, "main() at ") == loc);
+    std::free(loc);
+    gasnett_assume(nranks >= 1);
+    CXX_CHECK(gasnett_release_version() == GASNETT_RELEASE_VERSION_MAJOR * 10000ull +
+                                               GASNETT_RELEASE_VERSION_MINOR * 100 + GASNETT_RELEASE_VERSION_PATCH);
 
     gex_AM_Entry_t table[] = {
         { 0, reinterpret_cast<gex_AM_Fn_t>(&ping), GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 2, nullptr, "ping" },

@@ -8,6 +8,8 @@
 #     records and each operation test_trace.c does, with peer and size, and the client's
 #     GASNETT_TRACE_PRINTF line; GASNET_STATSFILE gives exact counts and byte totals (AM
 #     Short requests: at least the client's 3, the library's barriers send some too);
+#     GASNETT_STATS_DUMP(1) writes a block then counts from zero (the exit block holds
+#     only the put made after it);
 #   - GASNET_TRACEMASK=P keeps only puts (and nothing else); a bad mask letter is a
 #     one-line launch error;
 #   - a library built without tracing creates no trace file;
@@ -71,6 +73,14 @@ else
             grep -Eq -- "$pat" "$s" || miss="$miss [$pat]"
         done
         [ -z "$miss" ] || { bad "rank $r: stats lack$miss"; echo "--- stats.$r:"; cat "$s"; continue; }
+        # GASNETT_STATS_DUMP(1): a first block of everything, then the one put made after it
+        last=$(awk '/ STATS rank=/ { n++; b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$s")
+        if [ "$(grep -c " STATS rank=$r " "$s")" -ne 2 ]; then
+            bad "rank $r: expected 2 STATS blocks (GASNETT_STATS_DUMP and exit)"; cat "$s"; continue
+        elif ! grep -Eq "^$r STAT PUT_BLOCKING count=1 bytes=4096 least=4096 most=4096\$" <<< "$last" ||
+             grep -Eq " STAT (PUT_NB|PUT_NBI|GET_NB|AMREQUEST_MEDIUM|ATOMIC) " <<< "$last"; then
+            bad "rank $r: the block after GASNETT_STATS_DUMP(1) is not counted from zero:"; echo "$last"; continue
+        fi
         ok "rank $r: trace ($(wc -l < "$t") records) and stats ($(grep -c ' STAT ' "$s") kinds) hold every operation"
     done
 fi

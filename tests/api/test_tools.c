@@ -13,6 +13,7 @@
 #  include <stdio.h>
 #  include <stdlib.h>
 #  include <string.h>
+#  include <fcntl.h>
 #  include <sys/resource.h>
 #  include <sys/wait.h>
 #  define TEST_MODE "tools-only"
@@ -36,10 +37,41 @@ static void test_fail(const char *file, int line, const char *what, const char *
 #  include "test_util.h"
 #endif
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #if GASNETT_PAGESIZE % 4096 != 0 || GASNETT_CACHE_LINE_BYTES < 32
 #  error "GASNETT_PAGESIZE / GASNETT_CACHE_LINE_BYTES must be usable in #if"
+#endif
+#if (1 << GASNETT_PAGESHIFT) != GASNETT_PAGESIZE
+#  error "GASNETT_PAGESHIFT must be log2(GASNETT_PAGESIZE)"
+#endif
+#if GASNETT_SPEC_VERSION_MAJOR != 1 || GASNETT_SPEC_VERSION_MINOR != 20
+#  error "the tools follow README-tools 1.20"
+#endif
+#if GASNETT_RELEASE_VERSION_MAJOR < 2000 || GASNETT_RELEASE_VERSION_MINOR > 99 || GASNETT_RELEASE_VERSION_PATCH > 99
+#  error "GASNETT_RELEASE_VERSION_*: a year, then two numbers below 100"
+#endif
+#if !GASNETT_SET_AFFINITY_SUPPORT
+#  error "GASNETT_SET_AFFINITY_SUPPORT must be 1 on Linux"
+#endif
+/* the feature knobs, as GCC and Clang have them */
+#if !(GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE && GASNETT_USE_GCC_ATTRIBUTE_NOINLINE && GASNETT_USE_GCC_ATTRIBUTE_MALLOC && \
+      GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT && GASNETT_USE_GCC_ATTRIBUTE_USED &&                                  \
+      GASNETT_USE_GCC_ATTRIBUTE_MAYALIAS && GASNETT_USE_GCC_ATTRIBUTE_NORETURN && GASNETT_USE_GCC_ATTRIBUTE_PURE &&       \
+      GASNETT_USE_GCC_ATTRIBUTE_CONST && GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED && GASNETT_USE_GCC_ATTRIBUTE_FORMAT &&     \
+      GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR && GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR_ARG &&                       \
+      GASNETT_USE_BUILTIN_CONSTANT_P && GASNETT_USE_BUILTIN_PREFETCH && GASNETT_USE_BUILTIN_EXPECT &&                    \
+      GASNETT_USE_BUILTIN_UNREACHABLE && GASNETT_USE_RESTRICT_ON_TYPEDEFS && GASNETT_USE_PRAGMA_GCC_DIAGNOSTIC)
+#  error "a GASNETT_USE_* knob is 0 for GCC / Clang"
+#endif
+#if GASNETT_USE_BUILTIN_ASSUME != defined(__clang__) || GASNETT_USE_ASSUME || GASNETT_USE_CXX11_ATTRIBUTE_FALLTHROUGH || \
+    GASNETT_USE_CXX11_ATTRIBUTE_CLANG__FALLTHROUGH
+#  error "__builtin_assume is Clang's; __assume and the C++ attributes are not C's"
 #endif
 
 #define NT 4
@@ -396,7 +428,7 @@ static void check_misc(void) {
     CHECK(strcmp(gasnett_release_version_str(), rel) == 0);
     CHECK(strncmp(GASNETT_CONFIG_STRING, "RELEASE=", 8) == 0);
     CHECK(strstr(GASNETT_CONFIG_STRING, GASNETT_SYSTEM_TUPLE) != NULL);
-    CHECK(GASNETT_SPEC_VERSION_MAJOR == 1 && GASNETT_SPEC_VERSION_MINOR == 14);
+    CHECK(GASNETT_SPEC_VERSION_MAJOR == 1 && GASNETT_SPEC_VERSION_MINOR == 20);
     CHECK(GASNETT_MAX_THREADS >= 1);
     CHECK(gasnett_performance_warning_str() != NULL);
     CHECK(strlen(GASNETT_CURRENT_FUNCTION) > 0);
@@ -454,6 +486,280 @@ static void check_backtrace(void) {
     CHECK_EQ(user_bt_calls, 1);
 }
 
+/* ---- the rest of the released tools API (README-tools 1.20) ---- */
+GASNETT_FORMAT_PRINTF(fmt_into, 2, 3, static int fmt_into(char *buf, const char *fmt, ...));
+static int fmt_into(char *buf, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, 64, fmt, ap);
+    va_end(ap);
+    return n;
+}
+GASNETT_FORMAT_PRINTF_FUNCPTR(fmt_fp, 2, 3, static int (*fmt_fp)(char *buf, const char *fmt, ...)) = fmt_into;
+static int call_fmt(GASNETT_FORMAT_PRINTF_FUNCPTR(fp, 2, 3, int (*fp)(char *, const char *, ...)), char *buf) {
+    return fp(buf, "<%s>", "arg");
+}
+GASNETT_MALLOC extern void *test_alloc(size_t n);
+GASNETT_MALLOCP(test_alloc)
+GASNETT_PURE extern int test_pure(const int *p);
+GASNETT_PUREP(test_pure)
+GASNETT_CONST extern int test_const(int x);
+GASNETT_CONSTP(test_const)
+GASNETT_DEPRECATED extern int test_deprecated(int x); /* never called: a call would warn */
+GASNETT_EXTERNC int test_externc(int x);
+extern void test_noreturn(int code) GASNETT_NORETURN;
+GASNETT_NORETURNP(test_noreturn)
+void *test_alloc(size_t n) { return malloc(n); }
+int test_pure(const int *p) { return *p + 1; }
+int test_const(int x) { return x * 3; }
+int test_deprecated(int x) { return x; }
+int test_externc(int x) { return -x; }
+void test_noreturn(int code) { _exit(code); }
+_Static_assert(_Generic(gasnett_format_number(0, NULL, 0, 0), char *: 1, default: 0), "format_number returns char *");
+_Static_assert(_Generic(gasnett_nsleep(0), int: 1, default: 0), "gasnett_nsleep returns int");
+_Static_assert(_Generic(gasnett_set_affinity(0), int: 1, default: 0), "gasnett_set_affinity returns int");
+
+/* never reached with a valid x: the compiler must accept no return after it (-Wreturn-type) */
+static int parity(unsigned x) {
+    switch (x & 1u) {
+    case 0: return 0;
+    case 1: return 1;
+    default: gasnett_unreachable();
+    }
+}
+
+static volatile int sig_seen;
+static gasnett_strongatomic_t sig_count = gasnett_strongatomic_init(0);
+static void on_usr1(int sig) {
+    sig_seen = sig;
+}
+static void on_usr1_count(int sig) {
+    (void)sig;
+    gasnett_strongatomic_increment(&sig_count, 0); /* strong atomics: safe in a handler */
+}
+
+static volatile int freeze_flag;
+static volatile int freeze_done;
+static void *freezer(void *arg) {
+    (void)arg;
+    gasnett_freezeForDebuggerNow(&freeze_flag, "freeze_flag");
+    freeze_done = 1;
+    return NULL;
+}
+
+static void check_annotations(void) {
+    char buf[64];
+    CHECK_EQ(fmt_into(buf, "%d-%s", 7, "x"), 3);
+    CHECK(strcmp(buf, "7-x") == 0);
+    CHECK_EQ(fmt_fp(buf, "%u", 42u), 2);
+    CHECK(strcmp(buf, "42") == 0);
+    CHECK_EQ(call_fmt(fmt_into, buf), 5);
+    CHECK(strcmp(buf, "<arg>") == 0);
+    int three = 3;
+    void *p = test_alloc(8);
+    CHECK(p != NULL);
+    free(p);
+    CHECK_EQ(test_pure(&three), 4);
+    CHECK_EQ(test_const(three), 9);
+    CHECK(test_externc(5) == -5);
+    int k = 0;
+    GASNETT_UNUSED_ARGS1(k++);
+    GASNETT_UNUSED_ARGS2(k++, k++);
+    GASNETT_UNUSED_ARGS3(k++, k++, k++);
+    GASNETT_UNUSED_ARGS4(k++, k++, k++, k++);
+    GASNETT_UNUSED_ARGS5(k++, k++, k++, k++, k++);
+    GASNETT_UNUSED_ARGS6(k++, k++, k++, k++, k++, k++);
+    GASNETT_UNUSED_ARGS7(k++, k++, k++, k++, k++, k++, k++);
+    GASNETT_UNUSED_ARGS8(k++, k++, k++, k++, k++, k++, k++, k++);
+    CHECK_EQ(k, 36); /* each argument evaluated exactly once */
+#define SECOND_OF_3(x, y, z) (GASNETT_UNUSED_ARGS2(x, z), (y))
+    CHECK_EQ(SECOND_OF_3(k++, 11, k++), 11);
+    CHECK_EQ(k, 38);
+    volatile int v = 1;
+    CHECK(gasnett_constant_p(3) == 1);
+    CHECK(gasnett_constant_p(v) == 0);
+    gasnett_assume(k == 38);
+    CHECK_EQ(parity(5u), 1);
+    if_pf(k != 38) CHECK(0);
+    if_pt(k == 38) k++;
+    CHECK_EQ(k, 39);
+    int *GASNETT_RESTRICT rp = &three;
+    CHECK_EQ(*rp, 3);
+}
+
+static void check_released(void) {
+    /* zero bytes */
+    CHECK_EQ(gasnett_count0s_uint32_t(0), 4);
+    CHECK_EQ(gasnett_count0s_uint32_t(0x00ff00ffu), 2);
+    CHECK_EQ(gasnett_count0s_uint32_t(0x01020304u), 0);
+    CHECK_EQ(gasnett_count0s_uint32_t(0x80000001u), 2);
+    CHECK_EQ(gasnett_count0s_uint64_t(0), 8);
+    CHECK_EQ(gasnett_count0s_uint64_t(UINT64_C(0xff00000000000000)), 7);
+    CHECK_EQ(gasnett_count0s_uint64_t(UINT64_C(0x0100010001000100)), 4);
+    CHECK_EQ(gasnett_count0s_uint64_t(UINT64_MAX), 0);
+    CHECK_EQ(gasnett_count0s_uintptr_t(0), sizeof(uintptr_t));
+    CHECK_EQ(gasnett_count0s_uintptr_t(UINTPTR_MAX), 0);
+    static unsigned char src[1031], dst[1040];
+    size_t want = 0;
+    for (size_t i = 0; i < sizeof src; i++) {
+        src[i] = (unsigned char)((i * 7) % 5 == 0 ? 0 : (i % 251) + 1);
+        want += src[i] == 0;
+    }
+    for (size_t off = 0; off < 9; off++) { /* every alignment, every tail length */
+        size_t n = sizeof src - off, w = 0;
+        for (size_t i = off; i < sizeof src; i++) w += src[i] == 0;
+        CHECK_EQ(gasnett_count0s(src + off, n), w);
+        memset(dst, 0xee, sizeof dst);
+        CHECK_EQ(gasnett_count0s_copy(dst + (off * 3) % 8, src + off, n), w);
+        CHECK(memcmp(dst + (off * 3) % 8, src + off, n) == 0);
+        CHECK(dst[(off * 3) % 8 + n] == 0xee);
+    }
+    CHECK_EQ(gasnett_count0s(src, sizeof src), want);
+    CHECK_EQ(gasnett_count0s(src, 0), 0);
+    CHECK_EQ(gasnett_count0s_copy(dst, src, 0), 0);
+    CHECK_EQ(gasnett_isLittleEndian(), __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+
+    /* versions */
+    CHECK_EQ(gasnett_release_version(), (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 10000 +
+                                            GASNETT_RELEASE_VERSION_MINOR * 100 + GASNETT_RELEASE_VERSION_PATCH);
+    char rel[64];
+    snprintf(rel, sizeof rel, "%d.%d.%d", GASNETT_RELEASE_VERSION_MAJOR, GASNETT_RELEASE_VERSION_MINOR,
+             GASNETT_RELEASE_VERSION_PATCH);
+    CHECK(strcmp(gasnett_release_version_str(), rel) == 0);
+
+    /* the location, from malloc */
+    int line = __LINE__ + 1;
+    char *loc = gasnett_current_loc;
+    char want_loc[256];
+    snprintf(want_loc, sizeof want_loc, "check_released() at %s:%d", __FILE__, line);
+    CHECKF(strcmp(loc, want_loc) == 0, "gasnett_current_loc = '%s', want '%s'", loc, want_loc);
+    free(loc);
+
+    /* rlimits: a lowered soft limit comes back up to the hard one, unless the variable says no */
+    struct rlimit orig, rl;
+    CHECK_EQ(getrlimit(RLIMIT_NOFILE, &orig), 0);
+    if (orig.rlim_max != RLIM_INFINITY && orig.rlim_max > 256) {
+        rl = orig;
+        rl.rlim_cur = orig.rlim_max - 1; /* still above every descriptor this process has */
+        CHECK_EQ(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        gasnett_setenv("GASNET_MAXIMIZE_RLIMIT_NOFILE", "0");
+        CHECK(gasnett_maximize_rlimit(RLIMIT_NOFILE, "RLIMIT_NOFILE") != 0);
+        CHECK_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+        CHECK_EQ(rl.rlim_cur, orig.rlim_max - 1);
+        gasnett_unsetenv("GASNET_MAXIMIZE_RLIMIT_NOFILE");
+        CHECK(gasnett_maximize_rlimit(RLIMIT_NOFILE, "RLIMIT_NOFILE") != 0);
+        CHECK_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
+        CHECK_EQ(rl.rlim_cur, orig.rlim_max);
+        CHECK_EQ(setrlimit(RLIMIT_NOFILE, &orig), 0);
+    } else {
+        CHECK(gasnett_maximize_rlimit(RLIMIT_NOFILE, "RLIMIT_NOFILE") != 0);
+    }
+    CHECK(gasnett_maximize_rlimits() != 0);
+    CHECK_EQ(getrlimit(RLIMIT_CPU, &rl), 0);
+    CHECK_EQ(rl.rlim_cur, rl.rlim_max);
+    CHECK_EQ(getrlimit(RLIMIT_DATA, &rl), 0);
+    CHECK_EQ(rl.rlim_cur, rl.rlim_max);
+
+    /* signal handlers: each call returns the one before */
+    gasnett_sighandlerfn_t first = gasnett_reghandler(SIGUSR1, on_usr1);
+    CHECK(first != SIG_ERR);
+    CHECK(gasnett_reghandler(SIGUSR1, on_usr1_count) == on_usr1);
+    for (int i = 0; i < 3; i++) raise(SIGUSR1);
+    CHECK_EQ(gasnett_strongatomic_read(&sig_count, 0), 3);
+    CHECK(gasnett_reghandler(SIGUSR1, on_usr1) == on_usr1_count);
+    raise(SIGUSR1);
+    CHECK_EQ(sig_seen, SIGUSR1);
+    CHECK(gasnett_reghandler(SIGUSR1, SIG_IGN) == on_usr1);
+    raise(SIGUSR1); /* ignored */
+    CHECK(gasnett_reghandler(SIGUSR1, first) == SIG_IGN);
+    CHECK(gasnett_reghandler(-1, SIG_IGN) == SIG_ERR);
+#ifdef GASNETT_STRONGATOMIC_NOT_SIGNALSAFE
+    CHECK(!__atomic_always_lock_free(sizeof(uint32_t), 0));
+#else
+    CHECK(__atomic_always_lock_free(sizeof(uint32_t), 0));
+#endif
+#ifdef GASNETT_STRONGATOMIC64_NOT_SIGNALSAFE
+    CHECK(!__atomic_always_lock_free(sizeof(uint64_t), 0));
+#else
+    CHECK(__atomic_always_lock_free(sizeof(uint64_t), 0));
+#endif
+#if defined(GASNETT_STRONGATOMIC32_NOT_SIGNALSAFE) != defined(GASNETT_STRONGATOMIC_NOT_SIGNALSAFE)
+    CHECK(!"the 32-bit strong atomics are the default ones");
+#endif
+
+    /* affinity: bound to one CPU of those allowed, then the old mask back */
+    cpu_set_t before, after;
+    CHECK_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+    CHECK_EQ(gasnett_set_affinity(CPU_COUNT(&before) + 1), 0); /* taken modulo the count */
+    CHECK_EQ(sched_getaffinity(0, sizeof after, &after), 0);
+    CHECK_EQ(CPU_COUNT(&after), 1);
+    CPU_AND(&after, &after, &before);
+    CHECK_EQ(CPU_COUNT(&after), 1);
+    CHECK_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+    CHECK_EQ(gasnett_nsleep(0), 0);
+    CHECK_EQ(gasnett_nsleep(1000), 0);
+
+    /* the mutex that cannot be destroyed while held says so, and nothing else happens */
+    gasnett_mutex_t m = GASNETT_MUTEX_INITIALIZER;
+    CHECK_EQ(gasnett_mutex_lock(&m), 0);
+    CHECK_EQ(gasnett_mutex_destroy_ignoreerr(&m), EBUSY);
+    CHECK_EQ(gasnett_mutex_unlock(&m), 0);
+    CHECK_EQ(gasnett_mutex_destroy_ignoreerr(&m), 0);
+
+    /* fences, in any threading: they must compile and return */
+    gasnett_weak_mb();
+    gasnett_weak_rmb();
+    gasnett_weak_wmb();
+    GASNETT_STATS_DUMP(0); /* no statistics in this build: nothing */
+
+    /* the strong atomics of every width, one by one */
+    ATOMIC_SINGLE(gasnett_strongatomic, uint32_t, int32_t);
+    ATOMIC_SINGLE(gasnett_strongatomic32, uint32_t, int32_t);
+    CHECK(GASNETT_HAVE_STRONGATOMIC_CAS && GASNETT_HAVE_STRONGATOMIC_ADD_SUB);
+
+    /* freeze: the thread waits until the flag is cleared (as a debugger would), having
+     * said how to attach on stderr (caught in a pipe here) */
+    int efds[2], saved_err = dup(2);
+    CHECK(saved_err >= 0);
+    CHECK_EQ(pipe(efds), 0);
+    fflush(stderr);
+    CHECK_EQ(dup2(efds[1], 2), 2);
+    close(efds[1]);
+    pthread_t th;
+    CHECK_EQ(pthread_create(&th, NULL, freezer, NULL), 0);
+    for (int i = 0; i < 2000 && !freeze_flag; i++) gasnett_nsleep(1000000);
+    int flag_seen = freeze_flag;
+    gasnett_nsleep(120000000);
+    int done_early = freeze_done;
+    freeze_flag = 0;
+    int joined = pthread_join(th, NULL);
+    fflush(stderr);
+    CHECK_EQ(dup2(saved_err, 2), 2);
+    close(saved_err);
+    char said[512];
+    ssize_t nsaid = read(efds[0], said, sizeof said - 1);
+    close(efds[0]);
+    said[nsaid > 0 ? nsaid : 0] = 0;
+    CHECK_EQ(flag_seen, 1);
+    CHECK_EQ(done_early, 0);
+    CHECK_EQ(joined, 0);
+    CHECK_EQ(freeze_done, 1);
+    CHECKF(strstr(said, "set var freeze_flag = 0") != NULL, "the freeze said: %s", said);
+
+    /* the backtrace that fatal errors print: only with GASNET_BACKTRACE set */
+    CHECK(gasnett_print_backtrace_ifenabled != NULL);
+    FILE *tf = tmpfile(); /* not a pipe: a backtrace of every thread by gdb may not fit */
+    CHECK(tf != NULL);
+    const char *bt = getenv("GASNET_BACKTRACE");
+    int bt_on = bt && (!strcmp(bt, "1") || !strcasecmp(bt, "y") || !strcasecmp(bt, "yes"));
+    int r = gasnett_print_backtrace_ifenabled(fileno(tf));
+    char out[64] = "";
+    ssize_t got = pread(fileno(tf), out, sizeof out - 1, 0);
+    fclose(tf);
+    if (bt_on) CHECKF(r == 0 && got > 0, "GASNET_BACKTRACE=%s: returned %d, %zd bytes", bt, r, got);
+    else CHECKF(r != 0 && got == 0, "no GASNET_BACKTRACE: returned %d, %zd bytes", r, got);
+}
+
 #ifdef TEST_TOOLS_STANDALONE
 /* child runs fn, which must die of a fatal error whose message contains want */
 static void expect_fatal(void (*fn)(void), const char *want) {
@@ -506,12 +812,74 @@ static void double_free(void) {
 static void fatal_pos(void) {
     gasnett_fatalerror("boom %d", 42);
 }
+static int assume_arg = 1; /* not volatile: reading it has no side effect */
+static void false_assume(void) {
+    gasnett_assume(assume_arg == 2);
+}
+static void not_reached(void) {
+    if (assume_arg) gasnett_unreachable();
+}
+static int my_bt(int fd) {
+    return dprintf(fd, "MY-BACKTRACE-HOOK\n") > 0 ? 0 : 1;
+}
+static void fatal_with_my_bt(void) {
+    gasnett_print_backtrace_ifenabled = my_bt;
+    gasnett_fatalerror_nopos("with my hook");
+}
+/* in a child: stdout's buffer written out, the three streams and their descriptors
+ * closed, then status 0 */
+static void check_close_streams(void) {
+    int fds[2];
+    CHECK_EQ(pipe(fds), 0);
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]), close(fds[1]);
+        setvbuf(stdout, NULL, _IOFBF, 0);
+        printf("buffered until the close");
+        gasnett_close_streams();
+        int closed = fcntl(0, F_GETFD) == -1 && fcntl(1, F_GETFD) == -1 && fcntl(2, F_GETFD) == -1;
+        _exit(closed ? 0 : 3);
+    }
+    close(fds[1]);
+    char out[64] = "";
+    ssize_t got = read(fds[0], out, sizeof out - 1);
+    close(fds[0]);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x (3: a stream still open)", st);
+    CHECKF(got > 0 && strcmp(out, "buffered until the close") == 0, "the child wrote '%s'", out);
+}
+/* the default of gasnett_print_backtrace_ifenabled follows GASNET_BACKTRACE */
+static void check_bt_ifenabled(void) {
+    for (int on = 0; on < 2; on++) {
+        if (on) gasnett_setenv("GASNET_BACKTRACE", "1");
+        else gasnett_unsetenv("GASNET_BACKTRACE");
+        int fds[2];
+        CHECK_EQ(pipe(fds), 0);
+        int calls = user_bt_calls, r = gasnett_print_backtrace_ifenabled(fds[1]);
+        close(fds[1]);
+        char out[64] = "";
+        ssize_t got = read(fds[0], out, sizeof out - 1);
+        close(fds[0]);
+        if (on) CHECKF(r == 0 && strstr(out, "USER-BACKTRACE") && user_bt_calls == calls + 1, "returned %d: %s", r, out);
+        else CHECKF(r != 0 && got == 0 && user_bt_calls == calls, "returned %d, %zd bytes", r, got);
+    }
+    gasnett_unsetenv("GASNET_BACKTRACE");
+}
 static void check_fatal(void) {
     expect_fatal(bad_suffix, "12Q");
     expect_fatal(bad_int, "'4K' is not an integer");
     expect_fatal(bad_yesno, "TOOLTEST_BAD='maybe'");
     expect_fatal(fatal_pos, "boom 42");
+    expect_fatal(fatal_with_my_bt, "MY-BACKTRACE-HOOK");
+    check_close_streams();
+    check_bt_ifenabled();
     if (GASNETT_DEBUG) {
+        expect_fatal(false_assume, "gasnett_assume(assume_arg == 2) is false");
+        expect_fatal(not_reached, "gasnett_unreachable() reached");
         expect_fatal(overrun, "written past its end");
         expect_fatal(double_free, "gasnett_debug_free");
     }
@@ -524,8 +892,11 @@ int main(void) {
     check_env();
     check_misc();
     check_backtrace();
+    check_annotations();
+    check_released();
     check_fatal();
-    printf("test_tools_lite: PASS [%s, %s] timers, atomics x4 threads, locks, keys, env, checksum, fatal errors\n",
+    printf("test_tools_lite: PASS [%s, %s] timers, atomics x4 threads, locks, keys, env, checksum, released names, "
+           "fatal errors\n",
            TEST_MODE, GASNETT_CONFIG_STRING);
     return 0;
 }
@@ -537,7 +908,9 @@ int main(int argc, char **argv) {
     check_env();
     check_misc();
     check_backtrace();
-    test_finish("timers, atomics x4 threads, locks, keys, env, checksum, format_number");
+    check_annotations();
+    check_released();
+    test_finish("timers, atomics x4 threads, locks, keys, env, checksum, format_number, released names");
     return 0;
 }
 #endif

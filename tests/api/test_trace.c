@@ -5,7 +5,9 @@
  * answered by a Short reply), 2 Mediums of 100 bytes, 1 Long of 200 bytes; puts of 4096
  * bytes: 2 blocking, 1 NB, 1 NBI; gets of 512 bytes: 1 blocking, 2 NB; 1 atomic FADD;
  * GASNETT_TRACE_PRINTF("client message %d", 42) and GASNETT_STATS_PRINTF("client stat
- * %d", 7); barriers around it all.
+ * %d", 7); barriers around it all. Then GASNETT_STATS_DUMP(1) (a statistics block now,
+ * counting again from zero) and one more blocking put of 4096 bytes, which is the only
+ * put the block written at exit holds.
  * Layer: tests (public API only). */
 #include "test_util.h"
 
@@ -66,6 +68,8 @@ int main(int argc, char **argv) {
 
     GASNETT_TRACE_PRINTF("client message %d", 42);
     GASNETT_STATS_PRINTF("client stat %d", 7);
+    GASNETT_STATS_DUMP(1);
+    gex_RMA_PutBlocking(test_tm, right, rseg, buf, 4096, 0);
 #if !GASNETT_TRACE_ENABLED
 #  error "test_trace must be built against a library with tracing (-DGASNETI_TRACE=1)"
 #endif
