@@ -1,8 +1,9 @@
 /* gasnete_coll.c: collectives over any team (gasnet_coll.h): gex_Coll_BroadcastNB,
  * ReduceToOneNB, ReduceToAllNB (small ones on the primordial team through shared memory when
  * every rank is on this host), gex_Coll_BarrierNB on teams other than the primordial one
- * (whose barrier is gasnete_barrier.c's), and the all-gather that team creation uses
- * (gasnete_team.c).
+ * (whose barrier is gasnete_barrier.c's), the all-gather that team creation uses
+ * (gasnete_team.c), and the data movement of the GASNet-1 collectives (gasnete_coll1.c):
+ * scatter, gather and exchange too, each optionally between barriers (a chain of operations).
  * Layer: extended. Built on AM Mediums, so it works on every conduit; where every member
  * is on this host, large broadcasts and small primordial-team reductions use the PSHM
  * collectives areas instead.
@@ -30,7 +31,7 @@
 #include <string.h>
 
 enum { TAG_UP = 1, TAG_DOWN = 2, TAG_SHM = 3 };
-enum { K_BCAST, K_REDUCE_ONE, K_REDUCE_ALL, K_BARRIER, K_GATHER_ALL };
+enum { K_BCAST, K_REDUCE_ONE, K_REDUCE_ALL, K_BARRIER, K_GATHER_ALL, K_GATHER, K_SCATTER, K_EXCHANGE };
 
 /* ---- the inbox ---- */
 typedef struct inmsg_s {
@@ -148,6 +149,7 @@ static inline gex_Rank_t lowbit(gex_Rank_t r, gex_Rank_t n) {
 /* ---- operations ---- */
 typedef struct collop_s {
     struct collop_s *next;
+    struct collop_s *then; /* a chain: started once this one completes, in its place */
     int kind, phase; /* phase: 0 up, 1 down, 2 complete */
     gex_TM_t tm;
     uint32_t seq;
@@ -163,13 +165,13 @@ typedef struct collop_s {
     gex_OP_t op;
     gex_Coll_ReduceFn_t fn;
     void *cdata;
-    gex_Event_t ev;
+    gex_Event_t ev; /* NULL in a chain but for its last operation */
     /* the shared-memory broadcast */
     int shm;
     uint32_t gen;        /* the root's staging generation; 0 until known */
-    size_t chunk;        /* the next piece to stage (root) or copy out (member) */
+    size_t chunk;        /* the next piece to stage (root) or copy out (member); exchange: the next round */
     size_t own;          /* root: the next piece of its own destination to copy */
-    size_t fwd;          /* tree, several pieces: the next piece to forward */
+    size_t fwd;          /* tree, several pieces: the next piece to forward; exchange: 1 once sent */
     uint8_t *area;       /* the root's collectives area */
     /* the same-host small reduction */
     int shmred;
@@ -230,7 +232,7 @@ static void finish(collop_t *o) {
     o->phase = 2;
     free(o->acc);
     o->acc = NULL;
-    gasneti_counter_done(&o->ev->pending);
+    if (o->ev) gasneti_counter_done(&o->ev->pending);
 }
 
 /* ---- the shared-memory broadcast ---- */
@@ -421,6 +423,10 @@ static int step_down(collop_t *o) {
         if (o->kind == K_BCAST && npieces(o->nbytes) > 1) return step_down_pipelined(o, rel, parent);
         if (!(m = inbox_take(tm, o->seq, TAG_DOWN, parent))) return 0;
         data = m->buf, len = m->total;
+        size_t want = o->kind == K_GATHER_ALL ? (size_t)n * o->nbytes : o->kind == K_BCAST ? o->nbytes : o->acc_len;
+        if (len != want)
+            gasneti_fatalerror("collectives: %zu bytes arrived from rank %u where %zu were expected (the sizes must be "
+                               "the same on every rank)", len, (unsigned)parent, want);
     } else {
         data = o->acc ? o->acc : (const uint8_t *)o->src;
         len = o->acc ? o->acc_len : o->nbytes;
@@ -437,11 +443,19 @@ static int step_down(collop_t *o) {
 static int step_up(collop_t *o) {
     gex_TM_t tm = o->tm;
     gex_Rank_t n = tm->_size, r = tm->_rank, lb = lowbit(r, n);
+    if (o->src) { /* a gather's own block, read once the operation runs (after a barrier before it) */
+        if (o->nbytes) memcpy(o->acc, o->src, o->nbytes);
+        o->src = NULL;
+    }
     for (; o->child_k < lb && r + o->child_k < n; o->child_k <<= 1) {
         gex_Rank_t c = r + o->child_k;
         inmsg_t *m = inbox_take(tm, o->seq, TAG_UP, c);
         if (!m) return 0;
-        if (o->kind == K_GATHER_ALL) {
+        if (o->kind == K_GATHER_ALL || o->kind == K_GATHER) {
+            gex_Rank_t lc = lowbit(c, n), span = c + lc < n ? lc : n - c;
+            if (m->total != (size_t)span * o->nbytes)
+                gasneti_fatalerror("collectives: %zu bytes arrived from rank %u for a gather of %zu bytes per rank "
+                                   "(nbytes must be the same on every rank)", m->total, (unsigned)c, o->nbytes);
             memcpy(o->acc + (size_t)(c - r) * o->nbytes, m->buf, m->total);
         } else if (o->kind != K_BARRIER) { /* reduction: acc (ranks [r, c)) (+) child (ranks [c, ...)) */
             combine(o, o->acc, m->buf);
@@ -455,7 +469,7 @@ static int step_up(collop_t *o) {
         coll_send(tm, o->seq, TAG_UP, r - lb, o->acc, o->acc_len);
         free(o->acc);
         o->acc = NULL;
-        if (o->kind == K_REDUCE_ONE && r != o->root) {
+        if ((o->kind == K_REDUCE_ONE || o->kind == K_GATHER) && r != o->root) {
             finish(o);
             return 1;
         }
@@ -463,7 +477,7 @@ static int step_up(collop_t *o) {
         return 1;
     }
     /* rank 0 holds the result */
-    if (o->kind == K_REDUCE_ONE) {
+    if (o->kind == K_REDUCE_ONE || o->kind == K_GATHER) {
         if (o->root == 0) memcpy(o->dst, o->acc, o->acc_len);
         else coll_send(tm, o->seq, TAG_DOWN, o->root, o->acc, o->acc_len);
         finish(o);
@@ -473,12 +487,78 @@ static int step_up(collop_t *o) {
     return 1;
 }
 
-/* ReduceToOne at a root other than 0: the result comes straight from rank 0 */
+/* ReduceToOne or gather at a root other than 0: the result comes straight from rank 0 */
 static int step_root_receive(collop_t *o) {
     inmsg_t *m = inbox_take(o->tm, o->seq, TAG_DOWN, 0);
     if (!m) return 0;
+    size_t want = o->kind == K_GATHER ? (size_t)o->tm->_size * o->nbytes : o->acc_len;
+    if (m->total != want)
+        gasneti_fatalerror("collectives: %zu bytes arrived at the root for a result of %zu", m->total, want);
     memcpy(o->dst, m->buf, m->total);
     inmsg_free(m);
+    finish(o);
+    return 1;
+}
+
+/* Scatter: the root holds the n blocks in relative rank order (block i for relative rank
+ * i); a rank receives the blocks of its subtree [rel, rel + span) from its parent, keeps
+ * the first and hands each child the blocks of the child's subtree. */
+static int step_scatter(collop_t *o) {
+    gex_TM_t tm = o->tm;
+    gex_Rank_t n = tm->_size, rel = (tm->_rank + n - o->root) % n, lb = lowbit(rel, n);
+    gex_Rank_t span = rel + lb < n ? lb : n - rel;
+    inmsg_t *m = NULL;
+    if (!rel) { /* the root: its blocks in relative rank order, read once the operation runs */
+        size_t len = (size_t)n * o->nbytes;
+        if (!(o->acc = malloc(len ? len : 1))) gasneti_fatalerror("collectives: out of memory for %zu bytes", len);
+        for (gex_Rank_t i = 0; i < n && o->nbytes; i++)
+            memcpy(o->acc + (size_t)i * o->nbytes, (const uint8_t *)o->src + (size_t)((i + o->root) % n) * o->nbytes,
+                   o->nbytes);
+    }
+    const uint8_t *data = o->acc;
+    if (rel) {
+        if (!(m = inbox_take(tm, o->seq, TAG_DOWN, (rel - lb + o->root) % n))) return 0;
+        if (m->total != (size_t)span * o->nbytes)
+            gasneti_fatalerror("collectives: %zu bytes arrived for a scatter of %u blocks of %zu (nbytes must be the "
+                               "same on every rank)", m->total, (unsigned)span, o->nbytes);
+        data = m->buf;
+    }
+    for (gex_Rank_t k = lb >> 1; k; k >>= 1) /* largest subtree first; the child's is [rel + k, rel + 2k) */
+        if (rel + k < n) {
+            gex_Rank_t end = 2 * k < n - rel ? 2 * k : n - rel;
+            coll_send(tm, o->seq, TAG_DOWN, (rel + k + o->root) % n, data + (size_t)k * o->nbytes,
+                      (size_t)(end - k) * o->nbytes);
+        }
+    if (o->nbytes) memcpy(o->dst, data, o->nbytes);
+    if (m) inmsg_free(m);
+    finish(o);
+    return 1;
+}
+
+/* Exchange: a rank sends block j of its source to rank j (j = r + 1, r + 2, ...: each rank
+ * receives from a different one in each round), all before it writes any of its
+ * destination, then files block j of the destination as it arrives from rank j. */
+static int step_exchange(collop_t *o) {
+    gex_TM_t tm = o->tm;
+    gex_Rank_t n = tm->_size, r = tm->_rank;
+    size_t nb = o->nbytes;
+    if (!o->fwd) {
+        for (gex_Rank_t k = 1; k < n; k++)
+            coll_send(tm, o->seq, TAG_DOWN, (r + k) % n, (const uint8_t *)o->src + (size_t)((r + k) % n) * nb, nb);
+        if (nb) memmove((uint8_t *)o->dst + (size_t)r * nb, (const uint8_t *)o->src + (size_t)r * nb, nb);
+        o->fwd = 1;
+        o->chunk = 1;
+    }
+    for (; o->chunk < n; o->chunk++) {
+        gex_Rank_t from = (gex_Rank_t)((r + n - o->chunk) % n);
+        inmsg_t *m = inbox_take(tm, o->seq, TAG_DOWN, from);
+        if (!m) return 0;
+        if (m->total != nb)
+            gasneti_fatalerror("collectives: %zu bytes arrived from rank %u for an exchange of %zu bytes per rank "
+                               "(nbytes must be the same on every rank)", m->total, (unsigned)from, nb);
+        if (nb) memcpy((uint8_t *)o->dst + (size_t)from * nb, m->buf, nb);
+        inmsg_free(m);
+    }
     finish(o);
     return 1;
 }
@@ -486,7 +566,9 @@ static int step_root_receive(collop_t *o) {
 static int step(collop_t *o) {
     if (o->shmred) return shmred_step(o);
     if (o->phase == 0) return step_up(o);
-    if (o->kind == K_REDUCE_ONE) return step_root_receive(o);
+    if (o->kind == K_REDUCE_ONE || o->kind == K_GATHER) return step_root_receive(o);
+    if (o->kind == K_SCATTER) return step_scatter(o);
+    if (o->kind == K_EXCHANGE) return step_exchange(o);
     return step_down(o);
 }
 
@@ -506,7 +588,11 @@ void gasnete_coll_progress(void) {
         collop_t *o = *pp;
         while (o->phase < 2 && step(o)) {
         }
-        if (o->phase == 2) {
+        if (o->phase == 2 && o->then) { /* a chain: the next operation takes its place */
+            *pp = o->then;
+            o->then->next = o->next;
+            free(o);
+        } else if (o->phase == 2) {
             *pp = o->next;
             free(o);
             __atomic_sub_fetch(&coll_live, 1, __ATOMIC_RELEASE);
@@ -518,12 +604,20 @@ void gasnete_coll_progress(void) {
     __atomic_store_n(&coll_busy, 0, __ATOMIC_RELEASE);
 }
 
-/* a new operation on tm, numbered in the team's order; o's fields are set by the caller */
-static gex_Event_t start(collop_t *o) {
+/* numbers o in the team's order (every rank starts the team's operations in the same order) */
+static void number(collop_t *o) {
     o->seq = __atomic_fetch_add(&o->tm->_coll_seq, 1, __ATOMIC_RELAXED);
     o->child_k = 1;
-    o->ev = gasnete_event_new(1);
-    gex_Event_t ev = o->ev;
+}
+
+/* Starts o, then (a chain) each o->then in turn; the last one completes ev (a new event
+ * when NULL, else one more operation on ev). The operations are numbered by the caller. */
+static gex_Event_t start_chain(collop_t *o, gex_Event_t ev) {
+    collop_t *last = o;
+    while (last->then) last = last->then;
+    if (ev) gasneti_counter_add(&ev->pending);
+    else ev = gasnete_event_new(1);
+    last->ev = ev;
     __atomic_add_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
     gex_HSL_Lock(&inbox_lock);
     *new_tail = o;
@@ -532,6 +626,12 @@ static gex_Event_t start(collop_t *o) {
     __atomic_add_fetch(&coll_live, 1, __ATOMIC_RELEASE);
     gasnete_coll_progress();
     return ev;
+}
+
+/* a new operation on tm, numbered in the team's order; o's fields are set by the caller */
+static gex_Event_t start(collop_t *o) {
+    number(o);
+    return start_chain(o, NULL);
 }
 
 static collop_t *new_op(gex_TM_t tm, int kind, const char *call) {
@@ -558,34 +658,88 @@ gex_Event_t gasnete_coll_barrier(gex_TM_t tm) {
     return start(o);
 }
 
-gex_Event_t gasnete_coll_gather_all(gex_TM_t tm, void *dst, const void *src, size_t nbytes) {
-    collop_t *o = new_op(tm, K_GATHER_ALL, "gasnete_coll_gather_all");
+/* gather (to root) and all-gather: the up phase starts from this rank's own block */
+static collop_t *gather_op(gex_TM_t tm, int kind, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
+                           const char *call) {
+    collop_t *o = new_op(tm, kind, call);
     gex_Rank_t n = tm->_size, r = tm->_rank, lb = lowbit(r, n);
     gex_Rank_t span = r + lb < n ? lb : n - r;
+    o->root = root;
     o->nbytes = nbytes;
     o->acc_len = (size_t)span * nbytes;
     o->acc = malloc(o->acc_len ? o->acc_len : 1);
-    if (!o->acc) gasneti_fatalerror("collectives: out of memory for a %zu-byte all-gather", o->acc_len);
-    if (nbytes) memcpy(o->acc, src, nbytes);
+    if (!o->acc) gasneti_fatalerror("collectives: out of memory for a %zu-byte gather", o->acc_len);
+    o->src = src; /* copied to acc when the up phase starts */
     o->dst = dst;
-    return start(o);
+    return o;
 }
 
-gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
-                                 gex_Flags_t flags) {
-    collop_t *o = new_op(tm, K_BCAST, "gex_Coll_BroadcastNB");
+gex_Event_t gasnete_coll_gather_all(gex_TM_t tm, void *dst, const void *src, size_t nbytes) {
+    return start(gather_op(tm, K_GATHER_ALL, 0, dst, src, nbytes, "gasnete_coll_gather_all"));
+}
+
+static collop_t *bcast_op(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
+                          const char *call) {
+    collop_t *o = new_op(tm, K_BCAST, call);
     if (root >= tm->_size)
-        gasneti_fatalerror("gex_Coll_BroadcastNB: root %u is not a rank of the team (size %u)", (unsigned)root,
-                           (unsigned)tm->_size);
-    if (flags) gasneti_fatalerror("gex_Coll_BroadcastNB: flags must be 0 (got 0x%x)", (unsigned)flags);
-    if (nbytes > UINT32_MAX) gasneti_fatalerror("gex_Coll_BroadcastNB: nbytes=%zu is above 4 GiB - 1", nbytes);
+        gasneti_fatalerror("%s: root %u is not a rank of the team (size %u)", call, (unsigned)root, (unsigned)tm->_size);
+    if (nbytes > UINT32_MAX) gasneti_fatalerror("%s: nbytes=%zu is above 4 GiB - 1", call, nbytes);
     o->phase = 1;
     o->root = root;
     o->dst = dst;
     o->src = src;
     o->nbytes = nbytes;
     o->shm = nbytes >= SHM_MIN && gasnete_coll_team_on_host(tm);
-    return start(o);
+    return o;
+}
+
+gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
+                                 gex_Flags_t flags) {
+    if (flags) gasneti_fatalerror("gex_Coll_BroadcastNB: flags must be 0 (got 0x%x)", (unsigned)flags);
+    return start(bcast_op(tm, root, dst, src, nbytes, "gex_Coll_BroadcastNB"));
+}
+
+/* the data movement of one GASNet-1 collective (gasnete_internal.h) */
+static collop_t *move_op(gex_TM_t tm, int what, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
+                         const char *call) {
+    gex_Rank_t n = tm->_size;
+    if (root >= n) gasneti_fatalerror("%s: root %u is not a rank of the team (size %u)", call, (unsigned)root, (unsigned)n);
+    if (what != GASNETE_COLL_BROADCAST && nbytes > UINT32_MAX / n)
+        gasneti_fatalerror("%s: %u blocks of %zu bytes is above 4 GiB - 1", call, (unsigned)n, nbytes);
+    switch (what) {
+    case GASNETE_COLL_BROADCAST: return bcast_op(tm, root, dst, src, nbytes, call);
+    case GASNETE_COLL_GATHER: return gather_op(tm, K_GATHER, root, dst, src, nbytes, call);
+    case GASNETE_COLL_GATHER_ALL: return gather_op(tm, K_GATHER_ALL, 0, dst, src, nbytes, call);
+    case GASNETE_COLL_SCATTER: {
+        collop_t *o = new_op(tm, K_SCATTER, call);
+        o->phase = 1, o->root = root, o->dst = dst, o->src = src, o->nbytes = nbytes;
+        return o;
+    }
+    case GASNETE_COLL_EXCHANGE: {
+        collop_t *o = new_op(tm, K_EXCHANGE, call);
+        o->phase = 1, o->dst = dst, o->src = src, o->nbytes = nbytes;
+        return o;
+    }
+    default: gasneti_fatalerror("%s: unknown collective %d", call, what);
+    }
+}
+
+gex_Event_t gasnete_coll_move(gex_TM_t tm, int what, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
+                              int sync, gex_Event_t ev, const char *call) {
+    collop_t *in = NULL, *data, *out = NULL;
+    if (sync & GASNETE_COLL_BARRIER_BEFORE) {
+        in = new_op(tm, K_BARRIER, call);
+        number(in);
+    }
+    data = move_op(tm, what, root, dst, src, nbytes, call);
+    number(data);
+    if (sync & GASNETE_COLL_BARRIER_AFTER) {
+        out = new_op(tm, K_BARRIER, call);
+        number(out);
+        data->then = out;
+    }
+    if (in) in->then = data;
+    return start_chain(in ? in : data, ev);
 }
 
 static collop_t *reduce_op(gex_TM_t tm, int kind, gex_Rank_t root, void *dst, const void *src, gex_DT_t dt,

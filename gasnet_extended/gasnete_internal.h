@@ -151,8 +151,22 @@ extern void gasnete_coll_handler(gex_Token_t t, void *buf, size_t n, gex_AM_Arg_
                                  gex_AM_Arg_t tag, gex_AM_Arg_t src, gex_AM_Arg_t off, gex_AM_Arg_t total);
 extern void gasnete_coll_progress(void);
 extern gex_Event_t gasnete_coll_barrier(gex_TM_t tm);
-/* every member's nbytes from src, in team rank order, into dst (n * nbytes) */
+/* every member's nbytes from src, in team rank order, into dst (n * nbytes); src is read once
+ * the operation runs, so it must stay valid until completion */
 extern gex_Event_t gasnete_coll_gather_all(gex_TM_t tm, void *dst, const void *src, size_t nbytes);
+/* The data movement of a GASNet-1 collective (gasnete_coll1.c) over tm, with each rank's
+ * own addresses: BROADCAST nbytes from root's src to every dst; SCATTER block i (nbytes)
+ * of root's src to rank i's dst; GATHER every src to block i of root's dst; GATHER_ALL
+ * every src to block i of every dst; EXCHANGE block j of rank i's src to block i of rank
+ * j's dst. sync adds a barrier before (nothing is read or written until every rank has
+ * started) and/or after (complete once every rank's part is). The returned event
+ * completes once this rank's part is done: a new event if ev is NULL, else ev, which then
+ * stands for one more operation. call names the client's call in error messages. */
+enum { GASNETE_COLL_BROADCAST, GASNETE_COLL_SCATTER, GASNETE_COLL_GATHER, GASNETE_COLL_GATHER_ALL, GASNETE_COLL_EXCHANGE };
+#define GASNETE_COLL_BARRIER_BEFORE 1
+#define GASNETE_COLL_BARRIER_AFTER 2
+extern gex_Event_t gasnete_coll_move(gex_TM_t tm, int what, gex_Rank_t root, void *dst, const void *src,
+                                     size_t nbytes, int sync, gex_Event_t ev, const char *call);
 
 /* pointers travel in two 32-bit handler arguments */
 #define GASNETE_HI(p) ((gex_AM_Arg_t)(uint32_t)((uint64_t)(uintptr_t)(p) >> 32))

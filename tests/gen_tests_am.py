@@ -44,6 +44,7 @@ TESTS = [
     ("test_launch", ["test_launch.c", "test_util.h"]),
     ("test_ratomic", ["test_ratomic.c", "test_util.h"]),
     ("test_coll", ["test_coll.c", "test_util.h"]),
+    ("test_coll1", ["test_coll1.c", "test_util.h"]),
     ("test_mixed", ["test_mixed.c", "test_util.h"]),
     ("test_stress", ["test_stress.c", "test_util.h"]),
     ("test_multiep", ["test_multiep.c", "test_util.h"]),

@@ -28,6 +28,9 @@
  *   vis-length         gex_VIS_VectorPutBlocking with 16 destination bytes and 24 source bytes
  *   vis-segment        gex_VIS_StridedPutBlocking whose last row lies past the end of a peer's segment
  *   ad-op              gex_AD_OpNB_U64 with GEX_OP_FSUB on a domain created for GEX_OP_FADD only
+ *   coll1-flags        gasnet_coll_broadcast with GASNET_COLL_IN_MYSYNC | GASNET_COLL_LOCAL (no OUT flag)
+ *   coll1-segment      gasnet_coll_gather_all with GASNET_COLL_DST_IN_SEGMENT and a destination on the stack
+ *   coll1-image        (every build) gasnet_coll_scatter from image == team size
  *   client-null, client-empty  (every build) gex_Client_Init with a NULL or "" clientName
  *                      (any other name is accepted: the tests' own is lower-case)
  *   nargs-300          (every build) 300 handler arguments, through the array entry point
@@ -42,6 +45,7 @@
 #include "test_util.h"
 #include <gasnet_ratomic.h>
 #include <gasnet_vis.h>
+#include <gasnet_coll.h>
 
 static gex_AM_Index_t h_short1 = 200, h_reply2 = 202, h_inh = 203, h_rep = 204, h_inh_get = 205, h_inh_ev = 206;
 static uint8_t *seg_base, *peer_base;
@@ -250,6 +254,25 @@ int main(int argc, char **argv) {
             fflush(stdout);
             uint64_t v;
             gex_Event_Wait(gex_AD_OpNB_U64(ad, &v, peer, peer_base, GEX_OP_FSUB, 1, 0, 0));
+        } else if (!strcmp(mode, "coll1-flags")) {
+            static uint8_t b[8];
+            int fl = GASNET_COLL_IN_MYSYNC | GASNET_COLL_LOCAL;
+            printf("BADVALUE=0x%x\n", (unsigned)fl);
+            fflush(stdout);
+            gasnet_coll_broadcast(GASNET_TEAM_ALL, b, 0, b, 8, fl);
+        } else if (!strcmp(mode, "coll1-segment")) {
+            uint8_t b[64];
+            printf("BADVALUE=%p\n", (void *)b);
+            fflush(stdout);
+            gasnet_coll_gather_all(GASNET_TEAM_ALL, b, seg_base, 8,
+                                   GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_LOCAL |
+                                       GASNET_COLL_SRC_IN_SEGMENT | GASNET_COLL_DST_IN_SEGMENT);
+        } else if (!strcmp(mode, "coll1-image")) {
+            static uint8_t b[8];
+            printf("BADVALUE=%u\n", (unsigned)test_size);
+            fflush(stdout);
+            gasnet_coll_scatter(GASNET_TEAM_ALL, b, test_size, b, 4,
+                                GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_LOCAL);
         } else if (!strcmp(mode, "nargs-300")) {
             printf("BADVALUE=300\n");
             fflush(stdout);

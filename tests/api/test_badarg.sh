@@ -85,7 +85,7 @@ debug)
                 event-in-handler:gex_Event_Wait prepare-nested:gex_AM_PrepareRequestMedium \
                 prepare-between:gex_RMA_PutBlocking srcdesc-noop:gex_AM_SrcDescAddr reply-hsl:gex_AM_ReplyShort \
                 vis-length:gex_VIS_VectorPutBlocking vis-segment:gex_VIS_StridedPutBlocking \
-                ad-op:gex_AD_OpNB; do
+                ad-op:gex_AD_OpNB coll1-flags:gasnet_coll_broadcast coll1-segment:gasnet_coll_gather_all; do
         check_misuse "$spec"
     done
     ;;
@@ -164,6 +164,8 @@ always)
                 prepare-least:gex_AM_PrepareRequestMedium nargs-300:gex_AM_RequestShort; do
         check_misuse "$spec"
     done
+    # so is the root image of a GASNet-1 collective
+    check_misuse coll1-image:gasnet_coll_scatter
     leaks=$(gasnet_shm_leaks "$before") || bad "shared-memory objects left behind:$leaks"
     ;;
 *)

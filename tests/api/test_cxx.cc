@@ -1,9 +1,11 @@
 // tests/api/test_cxx.cc: the public headers from C++11 (-std=c++11 -Wall -Werror):
-// init, a Short AM (numbered and variadic), put/get, EX and legacy barriers, and some of
-// the tools' released names (gasnet_tools.h through gasnetex.h; test_tools_cc has them all).
+// init, a Short AM (numbered and variadic), put/get, EX and legacy barriers, a GASNet-1
+// collective (gasnet_coll.h), and some of the tools' released names (gasnet_tools.h through
+// gasnetex.h; test_tools_cc has them all).
 // Layer: tests (public API only).  Run with 1, 2, 4 ranks.
 #include <gasnetex.h>
 #include <gasnet.h>
+#include <gasnet_coll.h>
 
 #include <cstdarg>
 #include <cstdio>
@@ -103,10 +105,20 @@ int main(int argc, char **argv) {
     gex_Event_Wait(ev);
     CXX_CHECK(w == v);
 
+    // a GASNet-1 all-gather of each rank's number
+    std::uint32_t mine = 100 + me, all[64] = {};
+    if (nranks <= 64) {
+        gasnet_coll_handle_t h = gasnet_coll_gather_all_nb(GASNET_TEAM_ALL, all, &mine, sizeof mine,
+                                                           GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC |
+                                                               GASNET_COLL_LOCAL);
+        gasnet_coll_wait_sync(h);
+        for (gex_Rank_t r = 0; r < nranks; ++r) CXX_CHECK(all[r] == 100 + r);
+    }
+
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
     CXX_CHECK(gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) == GASNET_OK);
     if (me == 0)
-        std::printf("test_cxx: PASS [%u ranks] C++11 client: AM, put/get, barriers\n", static_cast<unsigned>(nranks));
+        std::printf("test_cxx: PASS [%u ranks] C++11 client: AM, put/get, barriers, gasnet_coll\n", static_cast<unsigned>(nranks));
     std::fflush(stdout);
     gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
     gasnet_exit(0);
