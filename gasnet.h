@@ -1,7 +1,8 @@
 /* gasnet.h: the legacy GASNet-1 API (spec: gasnet-1-spec-v1.8.1), built on gasnetex.h.
- * Layer: public. Present so far: init/attach, job queries, segment info, AMs, HSLs,
- * barriers, blocking/NB/NBI put and get with their syncs, memset, no-interrupt
- * sections, the value forms, access regions. The GASNet-1 VIS prototype
+ * Layer: public. Present: init/attach, job queries, segment info, AMs, HSLs,
+ * blocking/NB/NBI put and get with their syncs, memset, no-interrupt sections, the value
+ * forms, access regions; the barriers, segment limits and wait mode are in gasnetex.h
+ * (the released one has them too). The GASNet-1 VIS prototype
  * (gasnet_{put,get}{v,i,s}) is in gasnet_vis.h with the gex_VIS_* calls. */
 #ifndef GASNET_H
 #define GASNET_H
@@ -28,8 +29,6 @@ extern int gasneti_legacy_init(int *linkconfig, int *argc, char ***argv);
 extern int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset);
 extern void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p,
                                    gex_Segment_t *segment_p);
-extern uintptr_t gasnet_getMaxLocalSegmentSize(void);
-extern uintptr_t gasnet_getMaxGlobalSegmentSize(void);
 extern int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries);
 typedef struct {
     gasnet_node_t host;      /* the host the node runs on, an index from 0 */
@@ -40,11 +39,6 @@ extern int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries)
 extern char *gasnet_getenv(const char *name);
 GASNETI_ALWAYS_INLINE gasnet_node_t gasnet_mynode(void) { return gasneti_mynode; }
 GASNETI_ALWAYS_INLINE gasnet_node_t gasnet_nodes(void) { return gasneti_nodes; }
-
-#define GASNET_WAIT_SPIN 0
-#define GASNET_WAIT_BLOCK 1
-#define GASNET_WAIT_SPINBLOCK 2
-extern int gasnet_set_waitmode(int wait_mode);
 
 /* threadinfo is advisory: our library finds its per-thread state itself */
 #define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)0)
@@ -61,16 +55,6 @@ extern int gasnet_set_waitmode(int wait_mode);
 #define gasnet_AMMaxLongRequest() gex_AM_LUBRequestLong()
 #define gasnet_AMMaxLongReply() gex_AM_LUBReplyLong()
 extern int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex);
-
-/* ---- barriers ---- */
-#define GASNET_BARRIERFLAG_ANONYMOUS 1
-#define GASNET_BARRIERFLAG_MISMATCH 2
-#define GASNET_BARRIERFLAGS_ANONYMOUS GASNET_BARRIERFLAG_ANONYMOUS
-#define GASNET_BARRIERFLAGS_MISMATCH GASNET_BARRIERFLAG_MISMATCH
-extern void gasnet_barrier_notify(int id, int flags);
-extern int gasnet_barrier_wait(int id, int flags);
-extern int gasnet_barrier_try(int id, int flags);
-extern int gasnet_barrier(int id, int flags);
 
 /* ---- put and get (non-bulk sources are reusable at return, as for bulk here) ---- */
 #define gasnet_put(node, dest, src, nbytes) ((void)gex_RMA_PutBlocking(gasneti_tm0, node, dest, src, nbytes, 0))

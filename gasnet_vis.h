@@ -92,13 +92,18 @@ GASNETI_ALWAYS_INLINE int gasnete_vis_rc(gex_Event_t _ev) { (void)_ev; return 0;
                                "gex_VIS_StridedPutBlocking"))
 
 /* ---- the GASNet-1 VIS prototype (on the primordial team, node = job rank) ----
- * putv/getv: memvec lists; puti/geti: address lists of one length each side;
+ * putv/getv: gasnet_memvec_t lists (fields addr, len); puti/geti: address lists of one length each side;
  * puts/gets: count[0] contiguous bytes, count[1..stridelevels] counts, size_t strides.
  * _bulk: the source may be reused once the operation is synchronized; the forms without
  * it (non-bulk) free the source at return. Blocking forms return nothing, _nb a handle,
  * _nbi nothing (synchronized with gasnet_wait_syncnbi_*). */
+/* a GASNet-1 memvec list as the gex_Memvec_t list of the same layout (the spec allows
+ * the cast; the function keeps the argument's type checked) */
+GASNETI_ALWAYS_INLINE const gex_Memvec_t *gasnete_memvec1(const gasnet_memvec_t *_v) {
+    return (const gex_Memvec_t *)(const void *)_v;
+}
 #define GASNETE_VIS1_V(mode, put, node, dc, dl, sc, sl, name) \
-    gasnete_vis_vector(mode, put, gasneti_tm0, node, dc, dl, sc, sl, 0, name)
+    gasnete_vis_vector(mode, put, gasneti_tm0, node, dc, gasnete_memvec1(dl), sc, gasnete_memvec1(sl), 0, name)
 #define GASNETE_VIS1_I(mode, put, node, dc, dl, dlen, sc, sl, slen, name) \
     gasnete_vis_indexed(mode, put, gasneti_tm0, node, dc, (void *const *)(dl), dlen, sc, (void *const *)(sl), slen, 0, name)
 

@@ -1,15 +1,41 @@
-/* gasnetex.h: the GASNet-EX client API (spec: gasnet-ex-api-v0.8).
+/* gasnetex.h: the GASNet-EX client API (the released API, GASNet-EX.txt; started from
+ * gasnet-ex-api-v0.8).
  * Layer: public. Object creation and queries are declared here; Active Messages are
  * in gasneti_am_api.h and RMA/events/barrier in gasnete_rma_api.h, both included below.
  * VIS is in gasnet_vis.h, remote atomics in gasnet_ratomic.h, collectives in
- * gasnet_coll.h, memory kinds in gasnet_mk.h (host memory only in this build). */
+ * gasnet_coll.h, memory kinds in gasnet_mk.h (host memory only in this build). The
+ * simple types and every GEX_ constant are in gasnet_fwd.h, the PLATFORM_* names in
+ * gasnet_portable_platform.h; the part of the GASNet-1 API the released gasnetex.h
+ * offers too (barriers, wait mode, segment limits) is at the end of this file. */
 #ifndef GASNETEX_H
 #define GASNETEX_H
 
+#include <limits.h>
+#include <stdlib.h>
 #include <gasnet_config.h>
+#include "gasnet_fwd.h"
+#include "gasnet_portable_platform.h"
 #include "gasneti_types.h"
 #include "gasnet_core_fwd.h" /* the conduit's limits and capability knobs */
 #include "gasneti_sync.h"
+
+/* macros the released gasnetex.h gives its clients (each left alone when the client, or
+ * another header such as gasnet_tools.h, has one already) */
+#ifndef _STRINGIFY
+#  define _STRINGIFY_HELPER(x) #x
+#  define _STRINGIFY(x) _STRINGIFY_HELPER(x)
+#endif
+#ifndef if_pf
+#  define if_pf(cond) if (GASNETI_UNLIKELY(cond)) /* an if whose condition is predicted false */
+#endif
+#ifndef if_pt
+#  define if_pt(cond) if (GASNETI_LIKELY(cond)) /* ... predicted true */
+#endif
+
+/* Features of this build a client may test (undefined: not there). This library has no
+ * progress threads (GASNET_RCV_THREAD, GASNET_SND_THREAD undefined; AM handlers run only
+ * inside the client's calls, GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0) and no
+ * GASNET_SEGMENT_EVERYTHING mode (GASNET_SEGMENT_FAST or _LARGE is defined). */
 
 /* GASNET_CONFIG_STRING (GASNet-1 spec): the compile-time settings, as one string a client
  * may compare with the library's (gasnet_config_string(), also embedded in the library
@@ -68,8 +94,33 @@ extern void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags);
 extern int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags);
 extern int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags);
 
+/* gex_Segment_QueryBound's successor: every bound segment this process may address is
+ * known locally, so the event is always GEX_EVENT_INVALID (done); an endpoint with no
+ * segment known here gives *size_p 0. GEX_FLAG_IMMEDIATE is the only flag. */
+extern gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                                              uintptr_t *size_p, gex_Flags_t flags);
+
 extern gex_Rank_t gex_System_QueryJobRank(void);
 extern gex_Rank_t gex_System_QueryJobSize(void);
+/* console messages for non-fatal error returns (on by default; gasnet_core/gasneti_env.c) */
+extern int gex_System_GetVerboseErrors(void);
+extern void gex_System_SetVerboseErrors(int enable);
+/* client threads that may use the library at once: 1 in SEQ, else the configured
+ * --with-max-pthreads-per-node (GASNETI_MAX_THREADS) */
+extern uint64_t gex_System_QueryMaxThreads(void);
+/* 0: no thread of the library's own runs handlers (GASNET_HIDDEN_AM_CONCURRENCY_LEVEL) */
+extern int gex_System_QueryHiddenAMConcurrencyLevel(void);
+/* progress threads a client that passed GEX_FLAG_DEFER_THREADS must start: none here */
+typedef struct {
+    const char *gex_device_list;
+    unsigned int gex_thread_roles; /* GEX_THREAD_ROLE_* */
+    void *(*gex_progress_fn)(void *);
+    void *gex_progress_arg;
+} gex_ProgressThreadInfo_t;
+#define GEX_THREAD_ROLE_RCV 1u
+#define GEX_THREAD_ROLE_SND 2u
+extern int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
+                                           const gex_ProgressThreadInfo_t **info_p, gex_Flags_t flags);
 extern void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
                                       gex_Rank_t *my_info_index_p);
 extern void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p,
@@ -122,18 +173,48 @@ GASNETI_QUERY(gex_MK_t, gex_Segment_QueryKind, gex_Segment_t, _kind)
 extern const char *gasnet_ErrorName(int errval);
 extern const char *gasnet_ErrorDesc(int errval);
 
-/* ---- legacy names that gasnetex.h also provides (the rest are in gasnet.h) ---- */
+/* ---- the GASNet-1 names gasnetex.h provides too (the rest are in gasnet.h) ---- */
 typedef gex_Rank_t gasnet_node_t;
 typedef gex_AM_Index_t gasnet_handler_t;
 typedef gex_AM_Arg_t gasnet_handlerarg_t;
 typedef gex_Token_t gasnet_token_t;
 typedef gex_Event_t gasnet_handle_t;
 typedef gex_RMA_Value_t gasnet_register_value_t;
-typedef gex_Memvec_t gasnet_memvec_t;
+/* the GASNet-1 memvec: the layout of gex_Memvec_t under the field names of GASNet-1 (a
+ * pointer to one may be cast to a pointer to the other; gasnet_vis.h's legacy calls do) */
+typedef struct {
+    void *addr;
+    size_t len;
+} gasnet_memvec_t;
 #define SIZEOF_GASNET_REGISTER_VALUE_T SIZEOF_GEX_RMA_VALUE_T
 #define GASNET_INVALID_HANDLE GEX_EVENT_INVALID
 extern gex_TM_t gasneti_tm0; /* the primordial team, for the legacy API */
 extern void gasnet_exit(int exitcode) GASNETI_NORETURN;
+
+/* segment limits (gex_Segment_Attach's size is at most the local one) */
+extern uintptr_t gasnet_getMaxLocalSegmentSize(void);
+extern uintptr_t gasnet_getMaxGlobalSegmentSize(void);
+
+/* how a waiting call waits (advisory here: waits always poll) */
+#define GASNET_WAIT_SPIN 0
+#define GASNET_WAIT_BLOCK 1
+#define GASNET_WAIT_SPINBLOCK 2
+extern int gasnet_set_waitmode(int wait_mode);
+
+/* the GASNet-1 split-phase barrier over the primordial team (gasnet_extended/gasnete_barrier.c).
+ * UNNAMED: the caller gives no name, like ANONYMOUS. gasnet_barrier_result, after a wait
+ * or try that completed the barrier: GASNET_BARRIERFLAG_MISMATCH when it mismatched, else
+ * GASNET_BARRIERFLAG_ANONYMOUS when no caller named it, else 0 (and *id receives the name). */
+#define GASNET_BARRIERFLAG_ANONYMOUS 1
+#define GASNET_BARRIERFLAG_MISMATCH 2
+#define GASNET_BARRIERFLAG_UNNAMED 4
+#define GASNET_BARRIERFLAGS_ANONYMOUS GASNET_BARRIERFLAG_ANONYMOUS
+#define GASNET_BARRIERFLAGS_MISMATCH GASNET_BARRIERFLAG_MISMATCH
+extern void gasnet_barrier_notify(int id, int flags);
+extern int gasnet_barrier_wait(int id, int flags);
+extern int gasnet_barrier_try(int id, int flags);
+extern int gasnet_barrier(int id, int flags);
+extern int gasnet_barrier_result(int *id);
 
 GASNETI_END_EXTERNC
 

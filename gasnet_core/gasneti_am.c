@@ -194,7 +194,9 @@ int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt
         gasneti_lc_done_at_once(lc_opt);
         return GASNET_OK;
     }
-    return gasneti_am_send(m, lc_opt);
+    int rc = gasneti_am_send(m, lc_opt);
+    if (rc) token->replied = 0; /* declined (IMMEDIATE): no reply was sent, one may still be */
+    return rc;
 }
 
 /* Would sending m (from a request handler with `token` when a reply) have to wait for

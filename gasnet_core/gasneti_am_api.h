@@ -30,6 +30,12 @@ extern size_t gex_AM_LUBRequestMedium(void);
 extern size_t gex_AM_LUBReplyMedium(void);
 
 extern gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
+/* every field, for every token, on every conduit */
+#define GASNET_SUPPORTS_TI_SRCRANK 1
+#define GASNET_SUPPORTS_TI_EP 1
+#define GASNET_SUPPORTS_TI_ENTRY 1
+#define GASNET_SUPPORTS_TI_IS_REQ 1
+#define GASNET_SUPPORTS_TI_IS_LONG 1
 
 /* ---- injection: each generated numbered form calls one of these with its arguments
  * in an array (NULL when there are none) ---- */
@@ -50,7 +56,8 @@ extern int gasneti_AM_ReplyLongA(gex_Token_t token, gex_AM_Index_t handler, cons
                                  void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int nargs,
                                  const gex_AM_Arg_t *args);
 
-/* ---- negotiated payload (gasneti_am_prepare.c): Prepare here, Commit[0..16] generated ---- */
+/* ---- negotiated payload (gasneti_am_prepare.c): Prepare and Cancel here, Commit[0..16]
+ * and Commit[0..16]_v2 generated ---- */
 extern gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf,
                                                     size_t least_payload, size_t most_payload, gex_Event_t *lc_opt,
                                                     gex_Flags_t flags, unsigned int numargs);
@@ -63,14 +70,33 @@ extern gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, 
 extern gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf, size_t least_payload,
                                                 size_t most_payload, void *dest_addr, gex_Event_t *lc_opt,
                                                 gex_Flags_t flags, unsigned int numargs);
-extern void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
-                                            unsigned int nargs, const gex_AM_Arg_t *args);
-extern void gasneti_AM_CommitReplyMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
-                                          unsigned int nargs, const gex_AM_Arg_t *args);
-extern void gasneti_AM_CommitRequestLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
-                                          void *dest_addr, unsigned int nargs, const gex_AM_Arg_t *args);
-extern void gasneti_AM_CommitReplyLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
-                                        void *dest_addr, unsigned int nargs, const gex_AM_Arg_t *args);
+/* the Commit entry points: commit_flags as gex_AM_Commit*_v2 takes them (0 for the
+ * void gex_AM_Commit*), non-zero when GEX_FLAG_IMMEDIATE found no room (nothing sent,
+ * the descriptor still pending) */
+extern int gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                           gex_Flags_t commit_flags, unsigned int nargs, const gex_AM_Arg_t *args);
+extern int gasneti_AM_CommitReplyMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                         gex_Flags_t commit_flags, unsigned int nargs, const gex_AM_Arg_t *args);
+extern int gasneti_AM_CommitRequestLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                         void *dest_addr, gex_Flags_t commit_flags, unsigned int nargs,
+                                         const gex_AM_Arg_t *args);
+extern int gasneti_AM_CommitReplyLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                                       void *dest_addr, gex_Flags_t commit_flags, unsigned int nargs,
+                                       const gex_AM_Arg_t *args);
+/* Cancel a Prepare: nothing is sent, the descriptor is consumed; flags must be 0
+ * (GASNET_ERR_BAD_ARG otherwise, the descriptor then still pending) */
+extern int gex_AM_CancelRequestMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
+extern int gex_AM_CancelReplyMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
+extern int gex_AM_CancelRequestLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
+extern int gex_AM_CancelReplyLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
+/* the released feature macros of these two additions (their values are the dates of
+ * the semantics they name) */
+#define GASNET_SUPPORTS_AM_CANCEL 20240418L
+#define GASNET_SUPPORTS_AM_COMMIT_V2 20240906L
+/* GASNET_NATIVE_NP_ALLOC_{REQ,REP}_{MEDIUM,LONG} are not defined: to a peer outside the
+ * neighborhood a library-buffer Prepare saves no copy here (the conduits copy the
+ * payload into their own send buffers, as for a fixed-payload AM). A Medium request to
+ * a neighbor is written in place in its shared-memory slot (docs/am.md). */
 #if defined(GASNET_DEBUG) && GASNET_DEBUG
 extern void gasneti_srcdesc_check(gex_AM_SrcDesc_t sd, const char *call);
 #  define GASNETI_SRCDESC_CHECK(sd, call) gasneti_srcdesc_check(sd, call)

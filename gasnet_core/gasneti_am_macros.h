@@ -14,6 +14,8 @@ GASNETI_BEGIN_EXTERNC
 #define GASNETI_AMCNT8(...) GASNETI_AMPICK(__VA_ARGS__, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _, _, _, _, _, _, _)
 #define GASNETI_AMPASTE2(a, b) a##b
 #define GASNETI_AMPASTE(a, b) GASNETI_AMPASTE2(a, b)
+#define GASNETI_AMPASTE3_(a, b, c) a##b##c
+#define GASNETI_AMPASTE3(a, b, c) GASNETI_AMPASTE3_(a, b, c)
 
 GASNETI_ALWAYS_INLINE int gex_AM_RequestShort0(gex_TM_t _tm, gex_Rank_t _rank, gex_AM_Index_t _h, gex_Flags_t _fl) {
     return gasneti_AM_RequestShortA(_tm, _rank, _h, _fl, 0, (const gex_AM_Arg_t *)0);
@@ -430,280 +432,556 @@ GASNETI_ALWAYS_INLINE int gex_AM_ReplyLong16(gex_Token_t _tok, gex_AM_Index_t _h
 #define gex_AM_ReplyLong(...) GASNETI_AMPASTE(gex_AM_ReplyLong, GASNETI_AMCNT7(__VA_ARGS__))(__VA_ARGS__)
 
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium0(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n) {
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, (const gex_AM_Arg_t *)0);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 0, (const gex_AM_Arg_t *)0);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium1(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0) {
     const gex_AM_Arg_t _a[1] = {_a0};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 1, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 1, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
     const gex_AM_Arg_t _a[2] = {_a0, _a1};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 2, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 2, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium3(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
     const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 3, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 3, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium4(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
     const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 4, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 4, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium5(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
     const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 5, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 5, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium6(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
     const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 6, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 6, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium7(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
     const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 7, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 7, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium8(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
     const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 8, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 8, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium9(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
     const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 9, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 9, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium10(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
     const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 10, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 10, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium11(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
     const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 11, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 11, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium12(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
     const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 12, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 12, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium13(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
     const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 13, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 13, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium14(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
     const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 14, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 14, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium15(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
     const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 15, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 15, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestMedium16(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
     const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
-    gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 16, _a);
+    (void)gasneti_AM_CommitRequestMediumA(_sd, _h, _n, 0, 16, _a);
 }
 #define gex_AM_CommitRequestMedium(...) GASNETI_AMPASTE(gex_AM_CommitRequestMedium, GASNETI_AMCNT3(__VA_ARGS__))(__VA_ARGS__)
 
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium0(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n) {
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, (const gex_AM_Arg_t *)0);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 0, (const gex_AM_Arg_t *)0);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium1(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0) {
     const gex_AM_Arg_t _a[1] = {_a0};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 1, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 1, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
     const gex_AM_Arg_t _a[2] = {_a0, _a1};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 2, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 2, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium3(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
     const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 3, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 3, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium4(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
     const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 4, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 4, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium5(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
     const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 5, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 5, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium6(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
     const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 6, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 6, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium7(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
     const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 7, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 7, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium8(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
     const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 8, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 8, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium9(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
     const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 9, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 9, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium10(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
     const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 10, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 10, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium11(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
     const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 11, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 11, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium12(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
     const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 12, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 12, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium13(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
     const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 13, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 13, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium14(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
     const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 14, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 14, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium15(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
     const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 15, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 15, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyMedium16(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
     const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
-    gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 16, _a);
+    (void)gasneti_AM_CommitReplyMediumA(_sd, _h, _n, 0, 16, _a);
 }
 #define gex_AM_CommitReplyMedium(...) GASNETI_AMPASTE(gex_AM_CommitReplyMedium, GASNETI_AMCNT3(__VA_ARGS__))(__VA_ARGS__)
 
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong0(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst) {
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, (const gex_AM_Arg_t *)0);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 0, (const gex_AM_Arg_t *)0);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong1(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0) {
     const gex_AM_Arg_t _a[1] = {_a0};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 1, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 1, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
     const gex_AM_Arg_t _a[2] = {_a0, _a1};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 2, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 2, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong3(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
     const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 3, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 3, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong4(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
     const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 4, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 4, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong5(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
     const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 5, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 5, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong6(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
     const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 6, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 6, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong7(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
     const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 7, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 7, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong8(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
     const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 8, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 8, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong9(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
     const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 9, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 9, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong10(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
     const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 10, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 10, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong11(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
     const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 11, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 11, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong12(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
     const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 12, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 12, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong13(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
     const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 13, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 13, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong14(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
     const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 14, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 14, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong15(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
     const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 15, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 15, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitRequestLong16(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
     const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
-    gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 16, _a);
+    (void)gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, 0, 16, _a);
 }
 #define gex_AM_CommitRequestLong(...) GASNETI_AMPASTE(gex_AM_CommitRequestLong, GASNETI_AMCNT4(__VA_ARGS__))(__VA_ARGS__)
 
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong0(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst) {
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, (const gex_AM_Arg_t *)0);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 0, (const gex_AM_Arg_t *)0);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong1(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0) {
     const gex_AM_Arg_t _a[1] = {_a0};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 1, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 1, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
     const gex_AM_Arg_t _a[2] = {_a0, _a1};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 2, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 2, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong3(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
     const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 3, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 3, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong4(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
     const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 4, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 4, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong5(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
     const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 5, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 5, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong6(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
     const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 6, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 6, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong7(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
     const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 7, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 7, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong8(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
     const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 8, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 8, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong9(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
     const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 9, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 9, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong10(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
     const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 10, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 10, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong11(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
     const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 11, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 11, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong12(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
     const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 12, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 12, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong13(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
     const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 13, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 13, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong14(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
     const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 14, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 14, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong15(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
     const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 15, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 15, _a);
 }
 GASNETI_ALWAYS_INLINE void gex_AM_CommitReplyLong16(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
     const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
-    gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 16, _a);
+    (void)gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, 0, 16, _a);
 }
 #define gex_AM_CommitReplyLong(...) GASNETI_AMPASTE(gex_AM_CommitReplyLong, GASNETI_AMCNT4(__VA_ARGS__))(__VA_ARGS__)
+
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium0_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl) {
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium1_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium2_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium3_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium4_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium5_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium6_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium7_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium8_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium9_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium10_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium11_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium12_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium13_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium14_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium15_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestMedium16_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_CommitRequestMediumA(_sd, _h, _n, _fl, 16, _a);
+}
+#define gex_AM_CommitRequestMedium_v2(...) GASNETI_AMPASTE3(gex_AM_CommitRequestMedium, GASNETI_AMCNT4(__VA_ARGS__), _v2)(__VA_ARGS__)
+
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium0_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl) {
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium1_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium2_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium3_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium4_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium5_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium6_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium7_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium8_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium9_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium10_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium11_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium12_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium13_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium14_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium15_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyMedium16_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_CommitReplyMediumA(_sd, _h, _n, _fl, 16, _a);
+}
+#define gex_AM_CommitReplyMedium_v2(...) GASNETI_AMPASTE3(gex_AM_CommitReplyMedium, GASNETI_AMCNT4(__VA_ARGS__), _v2)(__VA_ARGS__)
+
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong0_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl) {
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong1_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong2_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong3_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong4_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong5_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong6_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong7_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong8_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong9_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong10_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong11_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong12_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong13_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong14_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong15_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitRequestLong16_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_CommitRequestLongA(_sd, _h, _n, _dst, _fl, 16, _a);
+}
+#define gex_AM_CommitRequestLong_v2(...) GASNETI_AMPASTE3(gex_AM_CommitRequestLong, GASNETI_AMCNT5(__VA_ARGS__), _v2)(__VA_ARGS__)
+
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong0_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl) {
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 0, (const gex_AM_Arg_t *)0);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong1_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0) {
+    const gex_AM_Arg_t _a[1] = {_a0};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 1, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong2_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1) {
+    const gex_AM_Arg_t _a[2] = {_a0, _a1};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 2, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong3_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2) {
+    const gex_AM_Arg_t _a[3] = {_a0, _a1, _a2};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 3, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong4_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3) {
+    const gex_AM_Arg_t _a[4] = {_a0, _a1, _a2, _a3};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 4, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong5_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4) {
+    const gex_AM_Arg_t _a[5] = {_a0, _a1, _a2, _a3, _a4};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 5, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong6_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5) {
+    const gex_AM_Arg_t _a[6] = {_a0, _a1, _a2, _a3, _a4, _a5};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 6, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong7_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6) {
+    const gex_AM_Arg_t _a[7] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 7, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong8_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7) {
+    const gex_AM_Arg_t _a[8] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 8, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong9_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8) {
+    const gex_AM_Arg_t _a[9] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 9, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong10_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9) {
+    const gex_AM_Arg_t _a[10] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 10, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong11_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10) {
+    const gex_AM_Arg_t _a[11] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 11, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong12_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11) {
+    const gex_AM_Arg_t _a[12] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 12, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong13_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12) {
+    const gex_AM_Arg_t _a[13] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 13, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong14_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13) {
+    const gex_AM_Arg_t _a[14] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 14, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong15_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14) {
+    const gex_AM_Arg_t _a[15] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 15, _a);
+}
+GASNETI_ALWAYS_INLINE int gex_AM_CommitReplyLong16_v2(gex_AM_SrcDesc_t _sd, gex_AM_Index_t _h, size_t _n, void * _dst, gex_Flags_t _fl, gex_AM_Arg_t _a0, gex_AM_Arg_t _a1, gex_AM_Arg_t _a2, gex_AM_Arg_t _a3, gex_AM_Arg_t _a4, gex_AM_Arg_t _a5, gex_AM_Arg_t _a6, gex_AM_Arg_t _a7, gex_AM_Arg_t _a8, gex_AM_Arg_t _a9, gex_AM_Arg_t _a10, gex_AM_Arg_t _a11, gex_AM_Arg_t _a12, gex_AM_Arg_t _a13, gex_AM_Arg_t _a14, gex_AM_Arg_t _a15) {
+    const gex_AM_Arg_t _a[16] = {_a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11, _a12, _a13, _a14, _a15};
+    return gasneti_AM_CommitReplyLongA(_sd, _h, _n, _dst, _fl, 16, _a);
+}
+#define gex_AM_CommitReplyLong_v2(...) GASNETI_AMPASTE3(gex_AM_CommitReplyLong, GASNETI_AMCNT5(__VA_ARGS__), _v2)(__VA_ARGS__)
 
 GASNETI_END_EXTERNC
 #endif

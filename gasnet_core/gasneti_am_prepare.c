@@ -1,5 +1,6 @@
-/* gasneti_am_prepare.c: negotiated-payload Active Messages (gex_AM_Prepare* and
- * gex_AM_Commit*) and the per-thread source descriptor between the two calls.
+/* gasneti_am_prepare.c: negotiated-payload Active Messages (gex_AM_Prepare*, then
+ * gex_AM_Commit*, gex_AM_Commit*_v2 or gex_AM_Cancel*) and the per-thread source
+ * descriptor between the two calls.
  * Layer: core.
  *
  * Prepare records the destination, flags and argument count in this thread's one
@@ -60,6 +61,8 @@ static const char *const prep_name[2][2] = {{"gex_AM_PrepareReplyMedium", "gex_A
                                             {"gex_AM_PrepareReplyLong", "gex_AM_PrepareRequestLong"}};
 static const char *const commit_name[2][2] = {{"gex_AM_CommitReplyMedium", "gex_AM_CommitRequestMedium"},
                                               {"gex_AM_CommitReplyLong", "gex_AM_CommitRequestLong"}};
+static const char *const cancel_name[2][2] = {{"gex_AM_CancelReplyMedium", "gex_AM_CancelRequestMedium"},
+                                              {"gex_AM_CancelReplyLong", "gex_AM_CancelRequestLong"}};
 
 #if GASNETI_THREADS
 #  include <pthread.h>
@@ -247,15 +250,20 @@ void gasneti_srcdesc_check(gex_AM_SrcDesc_t sd, const char *call) {
 }
 #endif
 
-/* The common part of the four Commit calls. */
-static void commit(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex_AM_Index_t handler, size_t nbytes,
-                   void *dest_addr, unsigned nargs, const gex_AM_Arg_t *args) {
+/* The common part of the four Commit calls (both forms: the void one passes
+ * commit_flags 0). Returns non-zero only when GEX_FLAG_IMMEDIATE in commit_flags found no
+ * room: then nothing was sent and the descriptor is still this thread's pending one. A
+ * payload in a slot claimed at Prepare has its room already: that Commit never declines. */
+static int commit(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex_AM_Index_t handler, size_t nbytes,
+                  void *dest_addr, gex_Flags_t cflags, unsigned nargs, const gex_AM_Arg_t *args) {
     srcdesc_t *sd = (srcdesc_t *)pub;
     const char *call = commit_name[category == GASNETI_AM_LONG][is_req];
 #if GASNETI_DEBUG
     gasneti_srcdesc_check(pub, call);
     if (sd->dest && dest_addr != sd->dest)
         gasneti_fatalerror("%s: dest_addr %p differs from the %p given to %s", call, dest_addr, sd->dest, sd->call);
+    if (cflags & ~GEX_FLAG_IMMEDIATE)
+        gasneti_fatalerror("%s_v2: commit_flags 0x%x: only GEX_FLAG_IMMEDIATE is supported", call, (unsigned)cflags);
     gasneti_prepare_pending = NULL;
 #endif
     if (GASNETI_UNLIKELY(sd->m.category != category || sd->m.is_req != is_req))
@@ -272,20 +280,26 @@ static void commit(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex
     m.src = sd->pub._addr;
     m.nbytes = nbytes;
     m.dest_addr = dest_addr;
-    m.flags &= ~GEX_FLAG_IMMEDIATE; /* "Commit-time behavior is unaffected by this flag" */
+    /* "Commit-time behavior is unaffected by" the Prepare's IMMEDIATE; the _v2 one counts */
+    m.flags = (m.flags & ~GEX_FLAG_IMMEDIATE) | (cflags & GEX_FLAG_IMMEDIATE);
+    int rc;
     if (sd->claim.where != GASNETI_CLAIM_NONE) {
         GASNETI_TRACE_OP((is_req ? GASNETI_TK_AMREQ_SHORT : GASNETI_TK_AMREP_SHORT) + category, m.jobrank, nbytes,
                          handler);
-        gasneti_am_commit_claimed(sd->tm, sd->rank, &m, &sd->claim);
+        rc = gasneti_am_commit_claimed(sd->tm, sd->rank, &m, &sd->claim);
+    } else if (is_req) {
+        rc = gasneti_am_request(sd->tm, sd->rank, &m, sd->lc_opt);
+    } else {
+        rc = gasneti_am_reply(sd->token, &m, sd->lc_opt);
     }
-    else if (is_req)
-        gasneti_am_request(sd->tm, sd->rank, &m, sd->lc_opt);
-    else
-        gasneti_am_reply(sd->token, &m, sd->lc_opt);
+#if GASNETI_DEBUG
+    if (rc) gasneti_prepare_pending = sd->call; /* declined: still to Commit or Cancel */
+#endif
+    return rc;
 }
 
-void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t pub, gex_AM_Index_t handler, size_t nbytes, unsigned nargs,
-                                     const gex_AM_Arg_t *args) {
+int gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t pub, gex_AM_Index_t handler, size_t nbytes, gex_Flags_t cflags,
+                                    unsigned nargs, const gex_AM_Arg_t *args) {
 #if !GASNETI_DEBUG
     /* the small case of gex_AM_PrepareRequestMedium, with the checks of commit() */
     srcdesc_t *sd = (srcdesc_t *)pub;
@@ -295,20 +309,60 @@ void gasneti_AM_CommitRequestMediumA(gex_AM_SrcDesc_t pub, gex_AM_Index_t handle
                               nbytes, NULL, NULL, sd->m.dst_ep, sd->m.src_ep};
         GASNETI_TRACE_OP(GASNETI_TK_AMREQ_MEDIUM, m.jobrank, nbytes, handler);
         gasneti_lanes_commit(&sd->claim, &m);
-        return;
+        return 0;
     }
 #endif
-    commit(pub, GASNETI_AM_MEDIUM, 1, handler, nbytes, NULL, nargs, args);
+    return commit(pub, GASNETI_AM_MEDIUM, 1, handler, nbytes, NULL, cflags, nargs, args);
 }
-void gasneti_AM_CommitReplyMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, unsigned nargs,
-                                   const gex_AM_Arg_t *args) {
-    commit(sd, GASNETI_AM_MEDIUM, 0, handler, nbytes, NULL, nargs, args);
+int gasneti_AM_CommitReplyMediumA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, gex_Flags_t cflags,
+                                  unsigned nargs, const gex_AM_Arg_t *args) {
+    return commit(sd, GASNETI_AM_MEDIUM, 0, handler, nbytes, NULL, cflags, nargs, args);
 }
-void gasneti_AM_CommitRequestLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
-                                   unsigned nargs, const gex_AM_Arg_t *args) {
-    commit(sd, GASNETI_AM_LONG, 1, handler, nbytes, dest_addr, nargs, args);
+int gasneti_AM_CommitRequestLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                                  gex_Flags_t cflags, unsigned nargs, const gex_AM_Arg_t *args) {
+    return commit(sd, GASNETI_AM_LONG, 1, handler, nbytes, dest_addr, cflags, nargs, args);
 }
-void gasneti_AM_CommitReplyLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
-                                 unsigned nargs, const gex_AM_Arg_t *args) {
-    commit(sd, GASNETI_AM_LONG, 0, handler, nbytes, dest_addr, nargs, args);
+int gasneti_AM_CommitReplyLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes, void *dest_addr,
+                                gex_Flags_t cflags, unsigned nargs, const gex_AM_Arg_t *args) {
+    return commit(sd, GASNETI_AM_LONG, 0, handler, nbytes, dest_addr, cflags, nargs, args);
 }
+
+/* ---- Cancel: the Prepare's resources back, nothing delivered ----
+ * A library or client buffer needs nothing (the library's stays this thread's for the
+ * next Prepare). A same-host slot claimed at Prepare cannot be handed back (later
+ * positions may be claimed by other senders already), so it is published holding a
+ * Short request to the library's no-op handler, which the receiver runs and drops. */
+void gasneti_noop_handler(gex_Token_t token) { (void)token; }
+
+static int cancel(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex_Flags_t flags) {
+    srcdesc_t *sd = (srcdesc_t *)pub;
+    const char *call = cancel_name[category == GASNETI_AM_LONG][is_req];
+    if (GASNETI_UNLIKELY(pub == GEX_AM_SRCDESC_NO_OP))
+        gasneti_fatalerror("%s: GEX_AM_SRCDESC_NO_OP is not a source descriptor", call);
+#if GASNETI_DEBUG
+    gasneti_srcdesc_check(pub, call);
+#endif
+    if (GASNETI_UNLIKELY(sd->m.category != category || sd->m.is_req != is_req))
+        gasneti_fatalerror("%s: the pending Prepare was %s", call, sd->call);
+    if (flags) return gasneti_error_return(GASNET_ERR_BAD_ARG, call, "flags 0x%x: must be 0", (unsigned)flags);
+#if GASNETI_DEBUG
+    gasneti_prepare_pending = NULL;
+#endif
+    if (sd->claim.where != GASNETI_CLAIM_NONE) {
+        gasneti_am_msg_t m = {sd->m.jobrank, GASNETI_AM_SHORT, 1, 0, GASNETI_HIDX_NOOP, 0, NULL, NULL, 0, NULL,
+                              NULL, (uint8_t)gasneti_tm_epidx(sd->tm, sd->rank), (uint8_t)sd->tm->_ep->_index};
+        if (sd->claim.where == GASNETI_CLAIM_LANE)
+            gasneti_lanes_commit(&sd->claim, &m);
+        else
+            gasneti_pshm_commit(&sd->claim, &m);
+        sd->claim.where = GASNETI_CLAIM_NONE;
+    }
+    return GASNET_OK;
+}
+
+int gex_AM_CancelRequestMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags) {
+    return cancel(sd, GASNETI_AM_MEDIUM, 1, flags);
+}
+int gex_AM_CancelReplyMedium(gex_AM_SrcDesc_t sd, gex_Flags_t flags) { return cancel(sd, GASNETI_AM_MEDIUM, 0, flags); }
+int gex_AM_CancelRequestLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags) { return cancel(sd, GASNETI_AM_LONG, 1, flags); }
+int gex_AM_CancelReplyLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags) { return cancel(sd, GASNETI_AM_LONG, 0, flags); }

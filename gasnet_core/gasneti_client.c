@@ -130,8 +130,9 @@ int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p,
      * would refuse UPC++'s "upcxx" and GASNet's own tests' names) */
     if (!clientName || !*clientName)
         gasneti_fatalerror("gex_Client_Init: clientName is %s: give the client a name", clientName ? "empty" : "NULL");
-    if (flags & ~GEX_FLAG_USES_GASNET1)
-        gasneti_fatalerror("gex_Client_Init: flags 0x%x: only GEX_FLAG_USES_GASNET1 is allowed", (unsigned)flags);
+    if (flags & ~(GEX_FLAG_USES_GASNET1 | GEX_FLAG_DEFER_THREADS))
+        gasneti_fatalerror("gex_Client_Init: flags 0x%x: only GEX_FLAG_USES_GASNET1 and GEX_FLAG_DEFER_THREADS are "
+                           "allowed", (unsigned)flags);
 
     gasneti_boot = gasnetc_bootstrap_init(argc, argv);
     gasneti_exit_init();
@@ -175,6 +176,32 @@ int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p,
 
 gex_Rank_t gex_System_QueryJobRank(void) { return gasneti_mynode; }
 gex_Rank_t gex_System_QueryJobSize(void) { return gasneti_nodes; }
+
+/* Client threads: thread state is thread-local and made on first use, so nothing counts
+ * threads; the limit reported is the configured one (--with-max-pthreads-per-node). */
+uint64_t gex_System_QueryMaxThreads(void) { return GASNETI_THREADS ? (uint64_t)GASNETI_MAX_THREADS : 1; }
+
+/* No thread of the library runs handlers: they run inside the client's own calls. */
+int gex_System_QueryHiddenAMConcurrencyLevel(void) { return GASNET_HIDDEN_AM_CONCURRENCY_LEVEL; }
+
+/* The library starts no progress threads, so a client that deferred them has none to
+ * start: a count of 0 (and *info_p NULL). The errors are those the spec lists. */
+int gex_System_QueryProgressThreads(gex_Client_t client, unsigned int *count_p,
+                                    const gex_ProgressThreadInfo_t **info_p, gex_Flags_t flags) {
+    const char *call = "gex_System_QueryProgressThreads";
+    GASNETI_CHECK_INIT(call);
+    if (!count_p || !info_p || flags || client != gasneti_client0)
+        return gasneti_error_return(GASNET_ERR_BAD_ARG, call, "%s",
+                                    !count_p || !info_p ? "count_p and info_p must not be NULL"
+                                    : flags             ? "flags must be 0"
+                                                        : "client is not the client of this process");
+    if (!(client->_flags & GEX_FLAG_DEFER_THREADS))
+        return gasneti_error_return(GASNET_ERR_RESOURCE, call,
+                                    "the client did not pass GEX_FLAG_DEFER_THREADS to gex_Client_Init");
+    *count_p = 0;
+    *info_p = NULL;
+    return GASNET_OK;
+}
 
 void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *count_p, gex_Rank_t *myidx_p) {
     GASNETI_CHECK_INIT("gex_System_QueryNbrhdInfo");

@@ -1,5 +1,5 @@
 /* gasneti_env.c: environment variables (with GASNET_VERBOSEENV reporting), error names,
- * fatal errors and warnings.
+ * fatal errors, warnings, and the messages of non-fatal error returns (VerboseErrors).
  * Layer: core. */
 #include "gasneti_internal.h"
 
@@ -84,6 +84,29 @@ int gasneti_getenv_yesno(const char *name, int dflt) {
     if (!strcasecmp(v, "1") || !strcasecmp(v, "y") || !strcasecmp(v, "yes")) return 1;
     if (!strcasecmp(v, "0") || !strcasecmp(v, "n") || !strcasecmp(v, "no")) return 0;
     gasneti_launch_error("%s=%s: expected 1/yes or 0/no", name, v);
+}
+
+/* gex_System_{Get,Set}VerboseErrors: whether the non-fatal error returns that go
+ * through gasneti_error_return say why on stderr (on by default, as the spec says) */
+static int verbose_errors = 1;
+int gex_System_GetVerboseErrors(void) { return __atomic_load_n(&verbose_errors, __ATOMIC_RELAXED); }
+/* (values other than 0 and 1 are reserved by the spec: any non-zero one enables) */
+void gex_System_SetVerboseErrors(int enable) { __atomic_store_n(&verbose_errors, enable != 0, __ATOMIC_RELAXED); }
+
+int gasneti_error_return(int code, const char *call, const char *fmt, ...) {
+    if (!gex_System_GetVerboseErrors()) return code;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (gasneti_init_done)
+        fprintf(stderr, "GASNet (rank %u): %s returns %s: %s\n", (unsigned)gasneti_mynode, call,
+                gasnet_ErrorName(code), msg);
+    else
+        fprintf(stderr, "GASNet: %s returns %s: %s\n", call, gasnet_ErrorName(code), msg);
+    fflush(stderr);
+    return code;
 }
 
 const char *gasnet_ErrorName(int errval) {

@@ -15,6 +15,7 @@
 #include "conduit_contract.h"
 
 #include <gasnet_mk.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -51,20 +52,24 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
     GASNETI_CHECK_NOT_IN_HANDLER("gex_EP_Create");
     if (!ep_p) gasneti_fatalerror("gex_EP_Create: ep_p is NULL");
     if (client != gasneti_client0) gasneti_fatalerror("gex_EP_Create: client is not the client of this process");
-    if (!caps || (caps & ~GEX_EP_CAPABILITY_ALL) || (flags & ~GEX_FLAG_HINT_ACCEL_ALL)) return GASNET_ERR_BAD_ARG;
+    if (!caps || (caps & ~GEX_EP_CAPABILITY_ALL) || (flags & ~GEX_FLAG_HINT_ACCEL_ALL))
+        return gasneti_error_return(GASNET_ERR_BAD_ARG, "gex_EP_Create",
+                                    "capabilities 0x%x (none, or unknown bits) or flags 0x%x (other than the "
+                                    "GEX_FLAG_HINT_ACCEL_* hints)", (unsigned)caps, (unsigned)flags);
     gex_EP_t ep = calloc(1, sizeof(*ep));
     gex_AM_Entry_t *handlers = calloc(256, sizeof(gex_AM_Entry_t));
     if (!ep || !handlers) {
         free(ep);
         free(handlers);
-        return GASNET_ERR_RESOURCE;
+        return gasneti_error_return(GASNET_ERR_RESOURCE, "gex_EP_Create", "out of memory");
     }
     gex_HSL_Lock(&ep_lock);
     if (n_eps >= GASNET_MAXEPS) {
         gex_HSL_Unlock(&ep_lock);
         free(ep);
         free(handlers);
-        return GASNET_ERR_RESOURCE; /* GASNET_MAXEPS endpoints per process */
+        return gasneti_error_return(GASNET_ERR_RESOURCE, "gex_EP_Create", "this process has %d endpoints already "
+                                    "(GASNET_MAXEPS)", GASNET_MAXEPS);
     }
     ep->_index = n_eps++;
     gex_HSL_Unlock(&ep_lock);
@@ -86,10 +91,14 @@ struct gasneti_memkind_s {
 
 int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_args_t *args, gex_Flags_t flags) {
     GASNETI_CHECK_INIT("gex_MK_Create");
-    if (!kind_p || !args || client != gasneti_client0 || flags) return GASNET_ERR_BAD_ARG;
-    if (args->gex_class != GEX_MK_CLASS_HOST) return GASNET_ERR_BAD_ARG; /* no device kind in this build */
+    if (!kind_p || !args || client != gasneti_client0 || flags)
+        return gasneti_error_return(GASNET_ERR_BAD_ARG, "gex_MK_Create", "a NULL argument, a client not of this "
+                                    "process, or flags 0x%x (must be 0)", (unsigned)flags);
+    if (args->gex_class != GEX_MK_CLASS_HOST) /* no device kind in this build */
+        return gasneti_error_return(GASNET_ERR_BAD_ARG, "gex_MK_Create", "memory kind class %d: this build has host "
+                                    "memory only", (int)args->gex_class);
     struct gasneti_memkind_s *k = calloc(1, sizeof(*k));
-    if (!k) return GASNET_ERR_RESOURCE;
+    if (!k) return gasneti_error_return(GASNET_ERR_RESOURCE, "gex_MK_Create", "out of memory");
     k->cls = GEX_MK_CLASS_HOST;
     *kind_p = k;
     return GASNET_OK;
@@ -142,10 +151,13 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
                        gex_MK_t kind, gex_Flags_t flags) {
     GASNETI_CHECK_INIT("gex_Segment_Create");
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Segment_Create");
-    if (!segment_p || client != gasneti_client0 || !length || flags) return GASNET_ERR_BAD_ARG;
-    if (kind != GEX_MK_HOST && (kind == GEX_MK_INVALID || kind->cls != GEX_MK_CLASS_HOST)) return GASNET_ERR_BAD_ARG;
+    if (!segment_p || client != gasneti_client0 || !length || flags)
+        return gasneti_error_return(GASNET_ERR_BAD_ARG, "gex_Segment_Create", "segment_p NULL, a client not of this "
+                                    "process, length 0 or flags 0x%x (must be 0)", (unsigned)flags);
+    if (kind != GEX_MK_HOST && (kind == GEX_MK_INVALID || kind->cls != GEX_MK_CLASS_HOST))
+        return gasneti_error_return(GASNET_ERR_BAD_ARG, "gex_Segment_Create", "not a host memory kind");
     gex_Segment_t seg = calloc(1, sizeof(*seg));
-    if (!seg) return GASNET_ERR_RESOURCE;
+    if (!seg) return gasneti_error_return(GASNET_ERR_RESOURCE, "gex_Segment_Create", "out of memory");
     gex_HSL_Lock(&ep_lock);
     seg->_id = next_seg_id++;
     gex_HSL_Unlock(&ep_lock);
@@ -160,7 +172,8 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
         if (gasneti_nbrhd_size > 1) { /* neighbours will map it */
             if (size > gasneti_shm_space_available()) {
                 free(seg);
-                return GASNET_ERR_RESOURCE;
+                return gasneti_error_return(GASNET_ERR_RESOURCE, "gex_Segment_Create", "%zu bytes exceed the free "
+                                            "shared memory (%s)", (size_t)size, gasneti_shm_dir_name());
             }
             char tag[48];
             seg_tag(tag, sizeof(tag), gasneti_mynode, seg->_id);
@@ -178,7 +191,8 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
             p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             if (p == MAP_FAILED) {
                 free(seg);
-                return GASNET_ERR_RESOURCE;
+                return gasneti_error_return(GASNET_ERR_RESOURCE, "gex_Segment_Create", "mmap of %zu bytes: %s",
+                                            (size_t)size, strerror(errno));
             }
         }
         seg->_addr = p;

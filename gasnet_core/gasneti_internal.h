@@ -117,8 +117,10 @@ enum {
     GASNETI_HIDX_VIS_PEER,
     GASNETI_HIDX_COLL,
     GASNETI_HIDX_AMRMA_PUTM_REQ,
+    GASNETI_HIDX_NOOP, /* runs nothing: fills a same-host slot a gex_AM_Cancel* gave up */
     GASNETI_HIDX_LAST
 };
+extern void gasneti_noop_handler(gex_Token_t token); /* gasneti_am_prepare.c */
 #define GASNETI_NARGS_ANY (~0u) /* legacy registrations: any argument count */
 extern int gasneti_register_handlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries, int legacy);
 extern const gex_AM_Entry_t gasnete_handlers[]; /* terminated by a NULL gex_fnptr */
@@ -238,6 +240,9 @@ extern void gasneti_host_launch_error(const char *fmt, ...) GASNETI_FORMAT_PRINT
  * (it ends the job; leaving first could tear it down before its message is out). */
 extern void gasneti_host_launch_error_others(void) GASNETI_NORETURN GASNETI_COLD;
 extern void gasneti_warning(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2);
+/* A non-fatal error return of a public call: says on stderr what `call` refused and why,
+ * unless the client turned that off (gex_System_SetVerboseErrors(0)); returns code. */
+extern int gasneti_error_return(int code, const char *call, const char *fmt, ...) GASNETI_FORMAT_PRINTF(3, 4);
 extern const char *gasneti_getenv(const char *name);
 extern int64_t gasneti_getenv_int(const char *name, int64_t dflt);
 extern gex_Rank_t *gasneti_rank_host, *gasneti_rank_nbrhd; /* [gasneti_nodes]: host and neighborhood index */

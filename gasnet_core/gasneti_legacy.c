@@ -75,7 +75,8 @@ char *gasnet_getenv(const char *name) { return (char *)gasneti_getenv(name); }
 
 int gasnet_set_waitmode(int wait_mode) {
     if (wait_mode != GASNET_WAIT_SPIN && wait_mode != GASNET_WAIT_BLOCK && wait_mode != GASNET_WAIT_SPINBLOCK)
-        return GASNET_ERR_BAD_ARG;
+        return gasneti_error_return(GASNET_ERR_BAD_ARG, "gasnet_set_waitmode", "%d is not a GASNET_WAIT_* mode",
+                                    wait_mode);
     return GASNET_OK; /* advisory: waits always poll */
 }
 

@@ -1,5 +1,6 @@
 /* gasneti_segment.c: segment size policy (GASNET_MAX_SEGSIZE, physical memory, cgroup
- * and ulimit limits, shared-memory space), gex_Segment_Attach, gex_Segment_QueryBound.
+ * and ulimit limits, shared-memory space), gex_Segment_Attach, and the bound-segment
+ * queries gex_Segment_QueryBound and gex_EP_QueryBoundSegmentNB.
  * Layer: core. Limits come from what the system reports, never from touching memory. */
 #include "conduit_contract.h"
 
@@ -203,16 +204,44 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     return GASNET_OK;
 }
 
-int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p) {
-    GASNETI_CHECK_NOT_IN_HANDLER("gex_Segment_QueryBound");
-    const gasneti_peerseg_t *p =
-        gasneti_tm_peerseg(tm, rank, gasneti_tm_jobrank_checked(tm, rank, "gex_Segment_QueryBound"));
-    if (!p->_size) return 1;
+/* The bound segment of (tm, rank) as this process knows it: the primordial ones since
+ * gex_Segment_Attach, the others once published to it (gasneti_epseg), ours always. */
+static const gasneti_peerseg_t *bound_segment(gex_TM_t tm, gex_Rank_t rank, const char *call) {
+    return gasneti_tm_peerseg(tm, rank, gasneti_tm_jobrank_checked(tm, rank, call));
+}
+
+static void write_bound(const gasneti_peerseg_t *p, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p) {
     if (owneraddr_p) *owneraddr_p = p->_owner_addr;
     if (localaddr_p)
         *localaddr_p = p->_pshm_delta == GASNETI_NOT_NBR ? NULL : (void *)((uintptr_t)p->_owner_addr + p->_pshm_delta);
     if (size_p) *size_p = p->_size;
+}
+
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p) {
+    GASNETI_CHECK_NOT_IN_HANDLER("gex_Segment_QueryBound");
+    const gasneti_peerseg_t *p = bound_segment(tm, rank, "gex_Segment_QueryBound");
+    if (!p->_size) return 1; /* outputs untouched */
+    write_bound(p, owneraddr_p, localaddr_p, size_p);
     return 0;
+}
+
+/* Nothing to ask anyone: the answer is here (an unsuccessful one writes only *size_p, 0),
+ * and the event is GEX_EVENT_INVALID with or without GEX_FLAG_IMMEDIATE. Legal in handler
+ * context with IMMEDIATE only, as the spec says (checked in debug builds). */
+gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                                       uintptr_t *size_p, gex_Flags_t flags) {
+    const char *call = "gex_EP_QueryBoundSegmentNB";
+    GASNETI_CHECK_INIT(call);
+    if (!(flags & GEX_FLAG_IMMEDIATE)) GASNETI_CHECK_NOT_IN_HANDLER(call);
+    if (flags & ~GEX_FLAG_IMMEDIATE)
+        gasneti_fatalerror("%s: flags 0x%x: only GEX_FLAG_IMMEDIATE is accepted", call, (unsigned)flags);
+    if (!tm) gasneti_fatalerror("%s: tm is GEX_TM_INVALID", call);
+    const gasneti_peerseg_t *p = bound_segment(tm, rank, call);
+    if (p->_size)
+        write_bound(p, owneraddr_p, localaddr_p, size_p);
+    else if (size_p)
+        *size_p = 0;
+    return GEX_EVENT_INVALID;
 }
 
 #if GASNETI_DEBUG
@@ -301,6 +330,12 @@ void gasneti_check_rma_op(gex_TM_t tm, gex_Rank_t rank, const void *self_addr, c
         gasneti_fatalerror("%s: flags 0x%x: GEX_FLAG_LC_COPY_YES and GEX_FLAG_LC_COPY_NO are mutually exclusive", call,
                            (unsigned)flags);
     gex_Rank_t jr = gasneti_tm_jobrank(tm, rank);
+    if ((flags & (GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD)) && jr == gasneti_mynode)
+        gasneti_fatalerror("%s: flags 0x%x assert GEX_FLAG_PEER_NEVER_%s, but rank %u is this process", call,
+                           (unsigned)flags, (flags & GEX_FLAG_PEER_NEVER_NBRHD) ? "NBRHD" : "SELF", (unsigned)rank);
+    if ((flags & GEX_FLAG_PEER_NEVER_NBRHD) && gasneti_nbrhd_index[jr] >= 0)
+        gasneti_fatalerror("%s: flags 0x%x assert GEX_FLAG_PEER_NEVER_NBRHD, but rank %u (jobrank %u) is in this "
+                           "process's neighborhood", call, (unsigned)flags, (unsigned)rank, (unsigned)jr);
     gasneti_check_seg_flags(gasneti_peerseg_of(gasneti_mynode, tm->_ep->_index), gasneti_tm_peerseg(tm, rank, jr), jr,
                             flags, self_addr, nbytes, peer_addr, nbytes, 1, call);
 }

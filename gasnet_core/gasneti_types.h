@@ -1,5 +1,6 @@
-/* gasneti_types.h: public types, constants and flag values of gasnetex.h, plus the
- * layouts of the core objects that the public inline wrappers read.
+/* gasneti_types.h: public types and constants of gasnetex.h beyond gasnet_fwd.h's (which
+ * has the scalar and handle types and every GEX_ constant), plus the layouts of the core
+ * objects that the public inline wrappers read.
  * Layer: core (installed; clients include it through gasnetex.h, never directly).
  * Struct members prefixed _ are internal: clients must use the gex_*_Query* calls. */
 #ifndef GASNETI_TYPES_H
@@ -11,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "gasnet_fwd.h"
 
 /* ---- threading mode chosen by the client (exactly one) ---- */
 #if defined(GASNET_SEQ) + defined(GASNET_PAR) + defined(GASNET_PARSYNC) != 1
@@ -155,30 +157,17 @@ GASNETI_BEGIN_EXTERNC
 #define GASNET_ERR_NOT_READY (_GASNET_ERR_BASE + 4)
 #define GASNET_ERR_BARRIER_MISMATCH (_GASNET_ERR_BASE + 5)
 
-/* ---- basic scalar types ---- */
-typedef uint32_t gex_Rank_t;
-#define GEX_RANK_INVALID ((gex_Rank_t)0xFFFFFFFFu)
+/* ---- basic types (the scalar ones, the handles and every GEX_ constant are in gasnet_fwd.h) ---- */
 #define GASNET_MAXNODES 0x7FFFFFFFu
-typedef uint32_t gex_Flags_t;
-typedef uint8_t gex_AM_Index_t;
-typedef int32_t gex_AM_Arg_t;
 typedef void (*gex_AM_Fn_t)();
 typedef uint64_t gex_RMA_Value_t;
 #define SIZEOF_GEX_RMA_VALUE_T 8
-typedef uint32_t gex_EC_t;
-typedef uint32_t gex_TI_t;
-typedef uint32_t gex_DT_t;
-typedef uint32_t gex_OP_t;
-typedef uint32_t gex_EP_Index_t;
-typedef uint32_t gex_EP_Capabilities_t;
-typedef void *gex_Addr_t;
 
 #define GASNET_PAGESIZE 4096
 #define GASNET_ALIGNED_SEGMENTS 0
 #define GEX_AM_INDEX_BASE 128
 #define GASNET_HIDDEN_AM_CONCURRENCY_LEVEL 0
 #define GASNETI_MAX_ARGS 16
-#define GEX_EP_INDEX_INVALID ((gex_EP_Index_t)0xFFFFFFFFu)
 /* endpoints a process may have (gex_EP_Create); an AM carries the sender's and the
  * receiver's index in a few bits of each transport's header */
 #define GASNET_MAXEPS 32
@@ -192,141 +181,6 @@ typedef struct {
     gex_Rank_t gex_rank;
     gex_EP_Index_t gex_ep_index;
 } gex_EP_Location_t;
-
-/* ---- flags: injection (one bit each, so debug builds can check combinations) ---- */
-#define GEX_FLAG_IMMEDIATE ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_LC_COPY_YES ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_LC_COPY_NO ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_SELF_SEG_UNKNOWN ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_SELF_SEG_SOME ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_SELF_SEG_BOUND ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_SELF_SEG_OFFSET ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_PEER_SEG_UNKNOWN ((gex_Flags_t)1u << 7)
-#define GEX_FLAG_PEER_SEG_SOME ((gex_Flags_t)1u << 8)
-#define GEX_FLAG_PEER_SEG_BOUND ((gex_Flags_t)1u << 9)
-#define GEX_FLAG_PEER_SEG_OFFSET ((gex_Flags_t)1u << 10)
-#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 11)
-#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC ((gex_Flags_t)1u << 12)
-#define GEX_FLAG_RANK_IS_JOBRANK ((gex_Flags_t)1u << 13)
-#define GEX_FLAG_AD_MY_RANK ((gex_Flags_t)1u << 14)
-#define GEX_FLAG_AD_MY_NBRHD ((gex_Flags_t)1u << 15)
-#define GEX_FLAG_AD_ACQ ((gex_Flags_t)1u << 16)
-#define GEX_FLAG_AD_REL ((gex_Flags_t)1u << 17)
-#define GEX_FLAG_ENABLE_LEAF_LC ((gex_Flags_t)1u << 18)
-/* object-creation flags (a separate API: may reuse bits) */
-#define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_AD_FAVOR_MY_RANK ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AD_FAVOR_MY_NBRHD ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_AD_FAVOR_REMOTE ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_TM_LOCAL_SCRATCH ((gex_Flags_t)1u << 7)
-#define GEX_FLAG_TM_GLOBAL_SCRATCH ((gex_Flags_t)1u << 8)
-#define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 9)
-#define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 10)
-#define GEX_FLAG_SCRATCH_SEG_OFFSET ((gex_Flags_t)1u << 11)
-#define GEX_FLAG_HINT_ACCEL_AD ((gex_Flags_t)1u << 12)
-#define GEX_FLAG_HINT_ACCEL_COLL ((gex_Flags_t)1u << 13)
-#define GEX_FLAG_HINT_ACCEL_ALL (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
-
-/* handler registration flags (gex_AM_Entry_t.gex_flags) */
-#define GEX_FLAG_AM_SHORT ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_AM_MEDIUM ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AM_LONG ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
-#define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_AM_REPLY ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_AM_REQREP (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
-
-/* EP capabilities */
-#define GEX_EP_CAPABILITY_RMA ((gex_EP_Capabilities_t)1u << 0)
-#define GEX_EP_CAPABILITY_AM ((gex_EP_Capabilities_t)1u << 1)
-#define GEX_EP_CAPABILITY_VIS ((gex_EP_Capabilities_t)1u << 2)
-#define GEX_EP_CAPABILITY_COLL ((gex_EP_Capabilities_t)1u << 3)
-#define GEX_EP_CAPABILITY_AD ((gex_EP_Capabilities_t)1u << 4)
-#define GEX_EP_CAPABILITY_ALL ((gex_EP_Capabilities_t)0x1f)
-
-/* ---- event categories and token-info bits ---- */
-#define GEX_EC_GET ((gex_EC_t)1u << 0)
-#define GEX_EC_PUT ((gex_EC_t)1u << 1)
-#define GEX_EC_AM ((gex_EC_t)1u << 2)
-#define GEX_EC_LC ((gex_EC_t)1u << 3)
-#define GEX_EC_RMW ((gex_EC_t)1u << 4)
-#define GEX_EC_ALL ((gex_EC_t)0x1f)
-
-#define GEX_TI_SRCRANK ((gex_TI_t)1u << 0)
-#define GEX_TI_EP ((gex_TI_t)1u << 1)
-#define GEX_TI_ENTRY ((gex_TI_t)1u << 2)
-#define GEX_TI_IS_REQ ((gex_TI_t)1u << 3)
-#define GEX_TI_IS_LONG ((gex_TI_t)1u << 4)
-#define GEX_TI_ALL ((gex_TI_t)0x1f)
-
-/* ---- data types and operations (shared by atomics and reductions) ---- */
-#define GEX_DT_I32 ((gex_DT_t)1u << 0)
-#define GEX_DT_U32 ((gex_DT_t)1u << 1)
-#define GEX_DT_I64 ((gex_DT_t)1u << 2)
-#define GEX_DT_U64 ((gex_DT_t)1u << 3)
-#define GEX_DT_FLT ((gex_DT_t)1u << 4)
-#define GEX_DT_DBL ((gex_DT_t)1u << 5)
-#define GEX_DT_USER ((gex_DT_t)1u << 6)
-
-/* non-fetching ops in the low half, their fetching twins 16 bits up */
-#define GEX_OP_SET ((gex_OP_t)1u << 0)
-#define GEX_OP_CAS ((gex_OP_t)1u << 1)
-#define GEX_OP_ADD ((gex_OP_t)1u << 2)
-#define GEX_OP_SUB ((gex_OP_t)1u << 3)
-#define GEX_OP_MULT ((gex_OP_t)1u << 4)
-#define GEX_OP_MIN ((gex_OP_t)1u << 5)
-#define GEX_OP_MAX ((gex_OP_t)1u << 6)
-#define GEX_OP_AND ((gex_OP_t)1u << 7)
-#define GEX_OP_OR ((gex_OP_t)1u << 8)
-#define GEX_OP_XOR ((gex_OP_t)1u << 9)
-#define GEX_OP_INC ((gex_OP_t)1u << 10)
-#define GEX_OP_DEC ((gex_OP_t)1u << 11)
-#define GEX_OP_SWAP (GEX_OP_SET << 16)
-#define GEX_OP_FCAS (GEX_OP_CAS << 16)
-#define GEX_OP_CSWAP GEX_OP_FCAS
-#define GEX_OP_FADD (GEX_OP_ADD << 16)
-#define GEX_OP_FSUB (GEX_OP_SUB << 16)
-#define GEX_OP_FMULT (GEX_OP_MULT << 16)
-#define GEX_OP_FMIN (GEX_OP_MIN << 16)
-#define GEX_OP_FMAX (GEX_OP_MAX << 16)
-#define GEX_OP_FAND (GEX_OP_AND << 16)
-#define GEX_OP_FOR (GEX_OP_OR << 16)
-#define GEX_OP_FXOR (GEX_OP_XOR << 16)
-#define GEX_OP_FINC (GEX_OP_INC << 16)
-#define GEX_OP_FDEC (GEX_OP_DEC << 16)
-#define GEX_OP_GET ((gex_OP_t)1u << 12)
-#define GEX_OP_USER ((gex_OP_t)1u << 13)
-#define GEX_OP_USER_NC ((gex_OP_t)1u << 14)
-#define GEX_OP_TO_FETCHING(op) ((gex_OP_t)(((op) & 0xfff) ? ((op) << 16) : (op)))
-#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)(((op) & 0x0fff0000u) ? ((op) >> 16) : (op)))
-
-/* ---- opaque handles ---- */
-typedef struct gasneti_client_s *gex_Client_t;
-typedef struct gasneti_ep_s *gex_EP_t;
-typedef struct gasneti_tm_s *gex_TM_t;
-typedef struct gasneti_segment_s *gex_Segment_t;
-typedef struct gasneti_token_s *gex_Token_t;
-typedef struct gasneti_event_s *gex_Event_t;
-typedef struct gasneti_srcdesc_s *gex_AM_SrcDesc_t;
-typedef struct gasneti_memkind_s *gex_MemKind_t;
-typedef gex_MemKind_t gex_MK_t; /* the released name */
-
-#define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
-#define GEX_TM_INVALID ((gex_TM_t)0)
-#define GEX_EP_INVALID ((gex_EP_t)0)
-#define GEX_CLIENT_INVALID ((gex_Client_t)0)
-#define GEX_AM_SRCDESC_NO_OP ((gex_AM_SrcDesc_t)0)
-#define GEX_EVENT_INVALID ((gex_Event_t)0)
-#define GEX_EVENT_NO_OP ((gex_Event_t)(uintptr_t)1)
-#define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
-#define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
-#define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
-#define GEX_MEMKIND_HOST ((gex_MemKind_t)(uintptr_t)1)
-#define GEX_MK_HOST GEX_MEMKIND_HOST
-#define GEX_MK_INVALID ((gex_MK_t)0)
 
 /* The operation finished with its source before returning: an event pointer passed as
  * lc_opt receives GEX_EVENT_INVALID (already complete); NOW/DEFER/GROUP need nothing. */

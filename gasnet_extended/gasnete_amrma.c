@@ -68,6 +68,7 @@ const gex_AM_Entry_t gasnete_handlers[] = {
     H(GASNETI_HIDX_VIS_PEER, gasnete_vis_peer_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1),
     H(GASNETI_HIDX_COLL, gasnete_coll_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 6),
     H(GASNETI_HIDX_AMRMA_PUTM_REQ, putm_req_handler, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 4),
+    H(GASNETI_HIDX_NOOP, gasneti_noop_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0),
     {0, NULL, 0, 0, NULL, NULL}};
 #undef H
 

@@ -1,6 +1,7 @@
 /* gasnete_barrier.c: barriers over the primordial team (other teams: gasnete_coll.c):
- * gex_Coll_BarrierNB and the legacy gasnet_barrier_notify/wait/try with named/anonymous
- * ids and mismatch detection. gasnete_progress also drives the collectives.
+ * gex_Coll_BarrierNB and gex_Coll_BarrierBlocking (any team), and the legacy
+ * gasnet_barrier_notify/wait/try/result with named/anonymous/unnamed ids and mismatch
+ * detection. gasnete_progress also drives the collectives.
  * Layer: extended. Algorithm: dissemination over AMs (ceil(log2 N) rounds; in round k a
  * rank tells rank+2^k what it has heard and waits to hear from rank-2^k). The (flags,
  * id) pair travels along and is merged, so after the last round every rank knows
@@ -186,24 +187,36 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
     return ev;
 }
 
+void gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags) {
+    GASNETI_CHECK_NOT_IN_HANDLER("gex_Coll_BarrierBlocking");
+    if (flags) gasneti_fatalerror("gex_Coll_BarrierBlocking: flags must be 0 (got 0x%x)", (unsigned)flags);
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+}
+
 /* ---- legacy split-phase barrier ---- */
 static struct {
     int pending; /* notified, not yet waited */
     barval_t mine;
     gex_Event_t ev;
     barop_t *op;
+    int done;    /* a barrier completed: its outcome below, for gasnet_barrier_result */
+    barval_t outcome;
 } legacy;
+
+#define LEGACY_FLAGS (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH | GASNET_BARRIERFLAG_UNNAMED)
 
 void gasnet_barrier_notify(int id, int flags) {
     GASNETI_CHECK_INIT("gasnet_barrier_notify");
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_notify");
     if (legacy.pending) gasneti_fatalerror("gasnet_barrier_notify: called twice without an intervening wait");
-    if (flags & ~(GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH))
-        gasneti_fatalerror("gasnet_barrier_notify: unknown flags 0x%x", (unsigned)flags);
+    if (flags & ~LEGACY_FLAGS) gasneti_fatalerror("gasnet_barrier_notify: unknown flags 0x%x", (unsigned)flags);
     GASNETI_TRACE_OP(GASNETI_TK_BARRIER_NOTIFY, gasneti_mynode, 0, 0);
     legacy.pending = 1;
     legacy.mine = (barval_t){flags, id};
-    legacy.ev = barrier_start(flags, id, &legacy.op);
+    /* an unnamed caller gives no name, as an anonymous one: it matches any */
+    int sent = flags & GASNET_BARRIERFLAG_UNNAMED ? (flags & ~GASNET_BARRIERFLAG_UNNAMED) | GASNET_BARRIERFLAG_ANONYMOUS
+                                                  : flags;
+    legacy.ev = barrier_start(sent, id, &legacy.op);
     gasnete_progress();
 }
 
@@ -213,12 +226,13 @@ static int legacy_result(int id, int flags) {
     legacy.op = NULL;
     legacy.pending = 0;
     gasnete_event_test(legacy.ev);
-    if (acc.flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_ERR_BARRIER_MISMATCH;
-    if (flags != legacy.mine.flags) return GASNET_ERR_BARRIER_MISMATCH;
-    if (!(flags & GASNET_BARRIERFLAG_ANONYMOUS) && id != legacy.mine.value) return GASNET_ERR_BARRIER_MISMATCH;
-    if (!(flags & GASNET_BARRIERFLAG_ANONYMOUS) && !(acc.flags & GASNET_BARRIERFLAG_ANONYMOUS) && acc.value != id)
-        return GASNET_ERR_BARRIER_MISMATCH;
-    return GASNET_OK;
+    const int named = !(flags & (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_UNNAMED));
+    int mismatch = (acc.flags & GASNET_BARRIERFLAG_MISMATCH) || flags != legacy.mine.flags ||
+                   (named && id != legacy.mine.value) ||
+                   (named && !(acc.flags & GASNET_BARRIERFLAG_ANONYMOUS) && acc.value != id);
+    legacy.done = 1;
+    legacy.outcome = mismatch ? (barval_t){GASNET_BARRIERFLAG_MISMATCH, 0} : acc;
+    return mismatch ? GASNET_ERR_BARRIER_MISMATCH : GASNET_OK;
 }
 
 int gasnet_barrier_wait(int id, int flags) {
@@ -245,4 +259,20 @@ int gasnet_barrier_try(int id, int flags) {
 int gasnet_barrier(int id, int flags) {
     gasnet_barrier_notify(id, flags);
     return gasnet_barrier_wait(id, flags);
+}
+
+/* The outcome of the last legacy barrier this process completed (every rank merged the
+ * same pairs, so every rank gets the same answer): ANONYMOUS when nobody named it, else
+ * its name in *id; MISMATCH when it mismatched (then *id is not written). */
+int gasnet_barrier_result(int *id) {
+    GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_result");
+    if (!legacy.done)
+        gasneti_fatalerror("gasnet_barrier_result: no gasnet_barrier_wait or _try has completed a barrier yet");
+    if (legacy.pending)
+        gasneti_fatalerror("gasnet_barrier_result: called between gasnet_barrier_notify and its wait");
+    barval_t r = legacy.outcome;
+    if (r.flags & GASNET_BARRIERFLAG_MISMATCH) return GASNET_BARRIERFLAG_MISMATCH;
+    if (r.flags & GASNET_BARRIERFLAG_ANONYMOUS) return GASNET_BARRIERFLAG_ANONYMOUS;
+    if (id) *id = r.value;
+    return 0;
 }

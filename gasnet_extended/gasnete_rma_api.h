@@ -23,13 +23,18 @@ extern int gasnete_get_nbi(gex_EP_Index_t ep, void *dest, gex_Rank_t jobrank, vo
 extern void gasnete_event_wait(gex_Event_t ev);
 
 /* Flags an RMA call accepts (debug builds reject any other bit, naming the call). The
- * LC_COPY hints exist only where there is an lc_opt; ENABLE_LEAF_LC is accepted and ignored. */
-#define GASNETI_RMA_FLAGS \
-    (GEX_FLAG_IMMEDIATE | GASNETI_FLAG_SELF_SEG_ALL | GASNETI_FLAG_PEER_SEG_ALL | GEX_FLAG_ENABLE_LEAF_LC)
+ * LC_COPY hints exist only where there is an lc_opt; ENABLE_LEAF_LC is accepted and ignored.
+ * PEER_NEVER_NBRHD skips the same-host test (debug builds check both PEER_NEVER
+ * assertions). */
+#define GASNETI_RMA_PEER_NEVER (GEX_FLAG_PEER_NEVER_SELF | GEX_FLAG_PEER_NEVER_NBRHD)
+#define GASNETI_RMA_FLAGS                                                                           \
+    (GEX_FLAG_IMMEDIATE | GASNETI_FLAG_SELF_SEG_ALL | GASNETI_FLAG_PEER_SEG_ALL | GEX_FLAG_ENABLE_LEAF_LC | \
+     GASNETI_RMA_PEER_NEVER)
 #define GASNETI_RMA_LC_FLAGS (GASNETI_RMA_FLAGS | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO)
 /* the value forms have no local address for a SELF flag to describe */
-#define GASNETI_RMA_VAL_FLAGS \
-    (GEX_FLAG_IMMEDIATE | GEX_FLAG_SELF_SEG_UNKNOWN | GASNETI_FLAG_PEER_SEG_ALL | GEX_FLAG_ENABLE_LEAF_LC)
+#define GASNETI_RMA_VAL_FLAGS                                                                         \
+    (GEX_FLAG_IMMEDIATE | GEX_FLAG_SELF_SEG_UNKNOWN | GASNETI_FLAG_PEER_SEG_ALL | GEX_FLAG_ENABLE_LEAF_LC | \
+     GASNETI_RMA_PEER_NEVER)
 
 #if GASNETI_DEBUG
 /* One RMA call, with its arguments as the client passed them (offsets untranslated):
@@ -57,8 +62,10 @@ extern void gasneti_check_rma_val(size_t nbytes, const char *call);
 #endif
 
 /* The one same-host test: the address of dest/src (in the bound segment _seg) in our
- * mapping, or NULL. */
-GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(const gasneti_peerseg_t *_seg, const void *_addr) {
+ * mapping, or NULL; none to look for when the caller asserts GEX_FLAG_PEER_NEVER_NBRHD
+ * (a constant flags argument folds the test away). */
+GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(const gasneti_peerseg_t *_seg, const void *_addr, gex_Flags_t _flags) {
+    if (_flags & GEX_FLAG_PEER_NEVER_NBRHD) return (void *)0;
     intptr_t _d = _seg->_nbr_delta;
     return GASNETI_LIKELY(_d != GASNETI_NOT_NBR) ? (void *)((uintptr_t)_addr + _d) : (void *)0;
 }
@@ -81,7 +88,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlocking(gex_TM_t _tm, gex_Rank_t _rank, vo
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_BLOCKING, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         return 0;
@@ -100,7 +107,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t _tm, gex_Rank_t _rank, 
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_NB, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         gasneti_lc_done_at_once(_lc_opt);
@@ -117,7 +124,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_NBI, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         return 0;
@@ -133,7 +140,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Ran
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_BLOCKING, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _src);
+    void *_near = gasneti_nbr_addr(_ps, _src, _flags);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return 0;
@@ -151,7 +158,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_R
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_NB, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _src);
+    void *_near = gasneti_nbr_addr(_ps, _src, _flags);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return GEX_EVENT_INVALID;
@@ -166,7 +173,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetNBI(gex_TM_t _tm, void *_dest, gex_Rank_t _
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_NBI, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _src);
+    void *_near = gasneti_nbr_addr(_ps, _src, _flags);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return 0;
@@ -227,7 +234,7 @@ GASNETI_ALWAYS_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t _tm, gex_R
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetBlockingVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _src = gasneti_seg_offset_addr(_ps, _src);
-    void *_near = gasneti_nbr_addr(_ps, _src);
+    void *_near = gasneti_nbr_addr(_ps, _src, _flags);
     if (_near) return gasneti_val_load(_near, _nbytes);
     gex_RMA_Value_t _buf = 0;
     gex_Event_t _ev = gasnete_get_nb(gasneti_tm_epidx(_tm, _rank), &_buf, _jr, _src, _nbytes,
@@ -246,7 +253,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlockingVal(gex_TM_t _tm, gex_Rank_t _rank,
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutBlockingVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
-    void *_near = gasneti_nbr_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return 0;
@@ -268,7 +275,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBIVal(gex_TM_t _tm, gex_Rank_t _rank, void
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNBIVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
-    void *_near = gasneti_nbr_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return 0;
@@ -287,7 +294,7 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _ran
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNBVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
-    void *_near = gasneti_nbr_addr(_ps, _dest);
+    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return GEX_EVENT_INVALID;
@@ -327,6 +334,8 @@ extern gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category
 
 /* ---- barrier ---- */
 extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
+/* the same, waited for (as the released library offers it) */
+extern void gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags);
 
 GASNETI_END_EXTERNC
 #endif

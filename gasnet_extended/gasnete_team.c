@@ -201,6 +201,8 @@ gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
 }
 
 /* ---- gex_TM_Create: a team of the endpoints listed, the same list on every member.
+ * An entry's gex_rank is a rank of the parent team (the process of that member), or a
+ * jobrank with GEX_FLAG_RANK_IS_JOBRANK; its gex_ep_index names that process's endpoint.
  * Collective over the parent, but nothing needs exchanging: every member computes the
  * same id from the parent's, the count of teams made from it, and the list. ---- */
 size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent, gex_EP_Location_t *args,
@@ -211,23 +213,29 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent, gex
     if (!numargs) return 0; /* no team for this caller; the other arguments are ignored (released spec) */
     if (!args) gasneti_fatalerror("gex_TM_Create: args is NULL with numargs %zu", numargs);
     if (numargs > GASNET_MAXNODES) gasneti_fatalerror("gex_TM_Create: numargs %zu is too many", numargs);
+    const int by_jobrank = (flags & GEX_FLAG_RANK_IS_JOBRANK) != 0;
+    gex_Rank_t *jr = malloc(numargs * sizeof *jr); /* every entry's jobrank */
+    if (!jr) gasneti_fatalerror("gex_TM_Create: out of memory for a team of %zu", numargs);
     uint64_t h = 1469598103934665603ull;
     size_t mine = 0;
     for (size_t i = 0; i < numargs; i++) {
         const gex_EP_Location_t *a = &args[i];
-        if (a->gex_rank >= gasneti_nodes || a->gex_ep_index >= GASNET_MAXEPS)
-            gasneti_fatalerror("gex_TM_Create: args[%zu] = (rank %u, endpoint %u) names no endpoint of this job", i,
-                               (unsigned)a->gex_rank, (unsigned)a->gex_ep_index);
+        if (a->gex_rank >= (by_jobrank ? gasneti_nodes : parent->_size) || a->gex_ep_index >= GASNET_MAXEPS)
+            gasneti_fatalerror("gex_TM_Create: args[%zu] = (%s %u, endpoint %u) names no endpoint of this job (%s "
+                               "size %u)", i, by_jobrank ? "jobrank" : "parent rank", (unsigned)a->gex_rank,
+                               (unsigned)a->gex_ep_index, by_jobrank ? "job" : "parent team",
+                               (unsigned)(by_jobrank ? gasneti_nodes : parent->_size));
+        jr[i] = by_jobrank ? a->gex_rank : gasneti_tm_jobrank(parent, a->gex_rank);
         for (size_t j = 0; j < i; j++)
-            if (args[j].gex_rank == a->gex_rank && args[j].gex_ep_index == a->gex_ep_index)
+            if (jr[j] == jr[i] && args[j].gex_ep_index == a->gex_ep_index)
                 gasneti_fatalerror("gex_TM_Create: args[%zu] and args[%zu] name the same endpoint", j, i);
-        if (a->gex_rank == gasneti_mynode) {
+        if (jr[i] == gasneti_mynode) {
             if (!__atomic_load_n(&gasneti_eps[a->gex_ep_index], __ATOMIC_ACQUIRE))
                 gasneti_fatalerror("gex_TM_Create: args[%zu] names endpoint %u of this process, which does not exist",
                                    i, (unsigned)a->gex_ep_index);
             mine++;
         }
-        h = (h ^ ((uint64_t)a->gex_rank << 8 | a->gex_ep_index)) * 1099511628211ull;
+        h = (h ^ ((uint64_t)jr[i] << 8 | a->gex_ep_index)) * 1099511628211ull;
     }
     if (mine != num_new_tms)
         gasneti_fatalerror("gex_TM_Create: args names %zu endpoint(s) of this process but num_new_tms is %zu", mine,
@@ -236,15 +244,18 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent, gex
     uint32_t id = team_id(parent, nth, h);
     size_t k = 0;
     for (size_t i = 0; i < numargs; i++) {
-        if (args[i].gex_rank != gasneti_mynode) continue;
-        gex_Rank_t *jr = malloc(numargs * sizeof *jr);
+        if (jr[i] != gasneti_mynode) continue;
+        gex_Rank_t *tjr = malloc(numargs * sizeof *tjr);
         gex_EP_Index_t *ep = malloc(numargs * sizeof *ep);
-        if (!jr || !ep) gasneti_fatalerror("gex_TM_Create: out of memory for a team of %zu", numargs);
-        for (size_t j = 0; j < numargs; j++) jr[j] = args[j].gex_rank, ep[j] = args[j].gex_ep_index;
-        void *scratch = scratch_addrs && scratch_size ? scratch_addrs[k] : NULL;
-        new_tms[k++] = new_team(gasneti_eps[args[i].gex_ep_index], jr, ep, (gex_Rank_t)numargs, (gex_Rank_t)i, id,
+        if (!tjr || !ep) gasneti_fatalerror("gex_TM_Create: out of memory for a team of %zu", numargs);
+        for (size_t j = 0; j < numargs; j++) tjr[j] = jr[j], ep[j] = args[j].gex_ep_index;
+        /* one address for all (SYMMETRIC), one per member (GLOBAL) or per local member (LOCAL) */
+        size_t at = flags & GEX_FLAG_TM_SYMMETRIC_SCRATCH ? 0 : flags & GEX_FLAG_TM_GLOBAL_SCRATCH ? i : k;
+        void *scratch = scratch_addrs && scratch_size && !(flags & GEX_FLAG_TM_NO_SCRATCH) ? scratch_addrs[at] : NULL;
+        new_tms[k++] = new_team(gasneti_eps[args[i].gex_ep_index], tjr, ep, (gex_Rank_t)numargs, (gex_Rank_t)i, id,
                                 scratch, scratch_size, "gex_TM_Create");
     }
+    free(jr);
     return 0;
 }
 

@@ -22,6 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* gasnet_vis.h passes a GASNet-1 memvec list as a gex_Memvec_t one: the same layout */
+_Static_assert(sizeof(gasnet_memvec_t) == sizeof(gex_Memvec_t) &&
+                   offsetof(gasnet_memvec_t, addr) == offsetof(gex_Memvec_t, gex_addr) &&
+                   offsetof(gasnet_memvec_t, len) == offsetof(gex_Memvec_t, gex_len),
+               "gasnet_memvec_t and gex_Memvec_t must have one layout");
+
 #define VIS_INFLIGHT 64 /* NB pieces outstanding before the initiator waits for them */
 
 /* one entry of a packet: the target address and length, then (put) the bytes, padded to 8 */

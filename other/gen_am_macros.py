@@ -3,7 +3,8 @@
 
 Layer: build tooling (run by hand; the outputs are checked in).
   gasnet_core/gasneti_am_macros.h   gex_AM_{Request,Reply}{Short,Medium,Long}[0..16],
-                                    gex_AM_Commit{Request,Reply}{Medium,Long}[0..16] and
+                                    gex_AM_Commit{Request,Reply}{Medium,Long}[0..16],
+                                    gex_AM_Commit{Request,Reply}{Medium,Long}[0..16]_v2 and
                                     the unnumbered variadic forms
   gasnet_core/gasneti_legacy_am.h   gasnet_AM{Request,Reply}{Short,Medium,Long}[Async][0..16]
 Each numbered form is a static inline function that puts its arguments in an array
@@ -20,7 +21,8 @@ TYPES = {"tm": "gex_TM_t", "rank": "gex_Rank_t", "node": "gex_Rank_t", "tok": "g
          "h": "gex_AM_Index_t", "fl": "gex_Flags_t", "src": "const void *", "n": "size_t",
          "dst": "void *", "lc": "gex_Event_t *", "sd": "gex_AM_SrcDesc_t"}
 
-# (public name, its fixed parameters, array entry point, what the entry receives)
+# (public name, its fixed parameters, array entry point, what the entry receives[,
+#  suffix after the number, return type]): the return type is int unless given
 EX = [
     ("gex_AM_RequestShort", ["tm", "rank", "h", "fl"], "gasneti_AM_RequestShortA", None),
     ("gex_AM_ReplyShort", ["tok", "h", "fl"], "gasneti_AM_ReplyShortA", None),
@@ -28,11 +30,18 @@ EX = [
     ("gex_AM_ReplyMedium", ["tok", "h", "src", "n", "lc", "fl"], "gasneti_AM_ReplyMediumA", None),
     ("gex_AM_RequestLong", ["tm", "rank", "h", "src", "n", "dst", "lc", "fl"], "gasneti_AM_RequestLongA", None),
     ("gex_AM_ReplyLong", ["tok", "h", "src", "n", "dst", "lc", "fl"], "gasneti_AM_ReplyLongA", None),
-    # negotiated payload: the second half (gex_AM_Prepare* are plain functions)
-    ("gex_AM_CommitRequestMedium", ["sd", "h", "n"], "gasneti_AM_CommitRequestMediumA", None),
-    ("gex_AM_CommitReplyMedium", ["sd", "h", "n"], "gasneti_AM_CommitReplyMediumA", None),
-    ("gex_AM_CommitRequestLong", ["sd", "h", "n", "dst"], "gasneti_AM_CommitRequestLongA", None),
-    ("gex_AM_CommitReplyLong", ["sd", "h", "n", "dst"], "gasneti_AM_CommitReplyLongA", None),
+    # negotiated payload: the second half (gex_AM_Prepare* and gex_AM_Cancel* are plain
+    # functions); the released void Commit is the _v2 one with commit_flags 0
+    ("gex_AM_CommitRequestMedium", ["sd", "h", "n"], "gasneti_AM_CommitRequestMediumA", "_sd, _h, _n, 0", "", "void"),
+    ("gex_AM_CommitReplyMedium", ["sd", "h", "n"], "gasneti_AM_CommitReplyMediumA", "_sd, _h, _n, 0", "", "void"),
+    ("gex_AM_CommitRequestLong", ["sd", "h", "n", "dst"], "gasneti_AM_CommitRequestLongA", "_sd, _h, _n, _dst, 0",
+     "", "void"),
+    ("gex_AM_CommitReplyLong", ["sd", "h", "n", "dst"], "gasneti_AM_CommitReplyLongA", "_sd, _h, _n, _dst, 0",
+     "", "void"),
+    ("gex_AM_CommitRequestMedium", ["sd", "h", "n", "fl"], "gasneti_AM_CommitRequestMediumA", None, "_v2", "int"),
+    ("gex_AM_CommitReplyMedium", ["sd", "h", "n", "fl"], "gasneti_AM_CommitReplyMediumA", None, "_v2", "int"),
+    ("gex_AM_CommitRequestLong", ["sd", "h", "n", "dst", "fl"], "gasneti_AM_CommitRequestLongA", None, "_v2", "int"),
+    ("gex_AM_CommitReplyLong", ["sd", "h", "n", "dst", "fl"], "gasneti_AM_CommitReplyLongA", None, "_v2", "int"),
 ]
 LEGACY = [
     ("gasnet_AMRequestShort", ["node", "h"], "gasneti_AM_RequestShortA", "gasneti_tm0, _node, _h, 0"),
@@ -55,11 +64,11 @@ def counter(k):
     return "#define GASNETI_AMCNT%d(...) GASNETI_AMPICK(__VA_ARGS__, %s)\n" % (k, seq)
 
 
-def family(name, params, entry, actual):
+def family(name, params, entry, actual, suffix="", ret="int"):
     out = []
     fixed = ", ".join("%s _%s" % (TYPES[p], p) for p in params)
     passed = actual if actual else ", ".join("_" + p for p in params)
-    ret, retkw = ("void", "") if "Commit" in name else ("int", "return ")
+    retkw = "return " if ret != "void" else "(void)"
     for m in range(MAXARGS + 1):
         args = "".join(", gex_AM_Arg_t _a%d" % i for i in range(m))
         if m:
@@ -67,9 +76,13 @@ def family(name, params, entry, actual):
                 m, ", ".join("_a%d" % i for i in range(m)), retkw, entry, passed, m)
         else:
             body = "    %s%s(%s, 0, (const gex_AM_Arg_t *)0);\n" % (retkw, entry, passed)
-        out.append("GASNETI_ALWAYS_INLINE %s %s%d(%s%s) {\n%s}\n" % (ret, name, m, fixed, args, body))
-    out.append("#define %s(...) GASNETI_AMPASTE(%s, GASNETI_AMCNT%d(__VA_ARGS__))(__VA_ARGS__)\n\n"
-               % (name, name, len(params)))
+        out.append("GASNETI_ALWAYS_INLINE %s %s%d%s(%s%s) {\n%s}\n" % (ret, name, m, suffix, fixed, args, body))
+    if suffix:
+        out.append("#define %s%s(...) GASNETI_AMPASTE3(%s, GASNETI_AMCNT%d(__VA_ARGS__), %s)(__VA_ARGS__)\n\n"
+                   % (name, suffix, name, len(params), suffix))
+    else:
+        out.append("#define %s(...) GASNETI_AMPASTE(%s, GASNETI_AMCNT%d(__VA_ARGS__))(__VA_ARGS__)\n\n"
+                   % (name, name, len(params)))
     return out
 
 
@@ -85,11 +98,13 @@ def write(path, guard, body):
 def main():
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     pick = "#define GASNETI_AMPICK(%s, N, ...) N\n" % ", ".join("_%d" % i for i in range(1, 41))
-    ks = sorted({len(p) for (_, p, _, _) in EX} | {len(p) for (_, p, _, _) in LEGACY})
+    ks = sorted({len(e[1]) for e in EX} | {len(e[1]) for e in LEGACY})
     body = [pick] + [counter(k) for k in ks]
-    body.append("#define GASNETI_AMPASTE2(a, b) a##b\n#define GASNETI_AMPASTE(a, b) GASNETI_AMPASTE2(a, b)\n\n")
-    for name, params, entry, actual in EX:
-        body += family(name, params, entry, actual)
+    body.append("#define GASNETI_AMPASTE2(a, b) a##b\n#define GASNETI_AMPASTE(a, b) GASNETI_AMPASTE2(a, b)\n")
+    body.append("#define GASNETI_AMPASTE3_(a, b, c) a##b##c\n"
+                "#define GASNETI_AMPASTE3(a, b, c) GASNETI_AMPASTE3_(a, b, c)\n\n")
+    for e in EX:
+        body += family(*e)
     write(os.path.join(top, "gasnet_core", "gasneti_am_macros.h"), "GASNETI_AM_MACROS_H", body)
 
     body = []

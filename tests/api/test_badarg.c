@@ -33,6 +33,10 @@
  *   coll1-image        (every build) gasnet_coll_scatter from image == team size
  *   client-null, client-empty  (every build) gex_Client_Init with a NULL or "" clientName
  *                      (any other name is accepted: the tests' own is lower-case)
+ *   peer-never-self    gex_RMA_PutBlocking to this process with GEX_FLAG_PEER_NEVER_SELF
+ *   query-in-handler   a request handler that calls gex_EP_QueryBoundSegmentNB without
+ *                      GEX_FLAG_IMMEDIATE (only with it is the call legal there)
+ *   cancel-kind        (every build) gex_AM_CancelRequestLong of a gex_AM_PrepareRequestMedium
  *   nargs-300          (every build) 300 handler arguments, through the array entry point
  *                      behind gex_AM_RequestShort (the numbered forms cannot pass more than 16)
  *   rank-am, rank-prepare, rank-put, rank-get, rank-val, rank-vis, rank-ad, rank-legacy
@@ -71,6 +75,11 @@ static void reply_hsl_handler(gex_Token_t t) {
     gex_AM_ReplyShort0(t, 204, 0); /* not allowed while holding an HSL */
     gex_HSL_Unlock(&hsl);
 }
+static void inh_qb_handler(gex_Token_t t) {
+    (void)t;
+    uintptr_t size;
+    gex_EP_QueryBoundSegmentNB(test_tm, test_rank, NULL, NULL, &size, 0); /* IMMEDIATE needed here */
+}
 static void inh_get_handler(gex_Token_t t) {
     (void)t;
     uint64_t v = 0;
@@ -87,7 +96,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     test_init("test_badarg", &argc, &argv);
-    gex_AM_Entry_t tab[7] = {
+    gex_AM_Entry_t tab[8] = {
+        { 208, (gex_AM_Fn_t)inh_qb_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "in_handler_query" },
         { 207, (gex_AM_Fn_t)reply_hsl_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "reply_hsl" },
         { 200, (gex_AM_Fn_t)short1_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 1, NULL, "short1" },
         { 202, (gex_AM_Fn_t)reply2_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "reply2" },
@@ -273,6 +283,20 @@ int main(int argc, char **argv) {
             fflush(stdout);
             gasnet_coll_scatter(GASNET_TEAM_ALL, b, test_size, b, 4,
                                 GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_LOCAL);
+        } else if (!strcmp(mode, "peer-never-self")) {
+            printf("BADVALUE=0x%x\n", (unsigned)GEX_FLAG_PEER_NEVER_SELF);
+            fflush(stdout);
+            uint64_t v = 1;
+            gex_RMA_PutBlocking(test_tm, test_rank, seg_base, &v, sizeof v, GEX_FLAG_PEER_NEVER_SELF);
+        } else if (!strcmp(mode, "query-in-handler")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_AM_RequestShort0(test_tm, peer, 208, 0);
+        } else if (!strcmp(mode, "cancel-kind")) {
+            printf("BADVALUE=\n");
+            fflush(stdout);
+            gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(test_tm, peer, NULL, 8, 8, NULL, 0, 0);
+            gex_AM_CancelRequestLong(sd, 0);
         } else if (!strcmp(mode, "nargs-300")) {
             printf("BADVALUE=300\n");
             fflush(stdout);

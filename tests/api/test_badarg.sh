@@ -13,8 +13,8 @@
 #       an AM, a Prepare, a put, a get, a value put, a VIS call, an atomic and GASNet-1's
 #       gasnet_put (the message must say "rank 2 is out of range (team size 2)"; with
 #       GASNET_BACKTRACE=1 the backtrace by addr2line names main), an
-#       oversize Medium, a Commit beyond its Prepare, a least_payload above the maximum and
-#       more than 16 handler arguments.
+#       oversize Medium, a Commit beyond its Prepare, a least_payload above the maximum,
+#       more than 16 handler arguments and a Cancel of another kind than its Prepare.
 # Layer: tests (driver).
 set -u
 [ $# -eq 5 ] || { echo "usage: test_badarg.sh debug|always GASNET_RUN CONDUIT PROG GASNET_CONFIG_H" >&2; exit 2; }
@@ -85,7 +85,8 @@ debug)
                 event-in-handler:gex_Event_Wait prepare-nested:gex_AM_PrepareRequestMedium \
                 prepare-between:gex_RMA_PutBlocking srcdesc-noop:gex_AM_SrcDescAddr reply-hsl:gex_AM_ReplyShort \
                 vis-length:gex_VIS_VectorPutBlocking vis-segment:gex_VIS_StridedPutBlocking \
-                ad-op:gex_AD_OpNB coll1-flags:gasnet_coll_broadcast coll1-segment:gasnet_coll_gather_all; do
+                ad-op:gex_AD_OpNB coll1-flags:gasnet_coll_broadcast coll1-segment:gasnet_coll_gather_all \
+                peer-never-self:GEX_FLAG_PEER_NEVER_SELF query-in-handler:gex_EP_QueryBoundSegmentNB; do
         check_misuse "$spec"
     done
     ;;
@@ -159,9 +160,10 @@ always)
     fi
     # a client name: any non-empty one (the tests' own is lower-case), not NULL or ""
     for spec in client-null:gex_Client_Init client-empty:gex_Client_Init; do check_misuse "$spec"; done
-    # lengths are checked in every build
+    # lengths (and the kind of a Cancel) are checked in every build
     for spec in medium-size:gex_AM_RequestMedium commit-size:gex_AM_CommitRequestMedium \
-                prepare-least:gex_AM_PrepareRequestMedium nargs-300:gex_AM_RequestShort; do
+                prepare-least:gex_AM_PrepareRequestMedium nargs-300:gex_AM_RequestShort \
+                cancel-kind:gex_AM_CancelRequestLong; do
         check_misuse "$spec"
     done
     # so is the root image of a GASNet-1 collective

@@ -1,11 +1,17 @@
 // tests/api/test_cxx.cc: the public headers from C++11 (-std=c++11 -Wall -Werror):
-// init, a Short AM (numbered and variadic), put/get, EX and legacy barriers, a GASNet-1
+// init, a Short AM (numbered and variadic), a Medium by Prepare, Cancel and Commit_v2,
+// put/get, EX and legacy barriers (gex_Coll_BarrierBlocking, gasnet_barrier_result), the
+// bound-segment query, the system queries, gasnet_fwd.h (first, alone),
+// gasnet_portable_platform.h (PLATFORM_COMPILER_CXX_LANGLVL is __cplusplus), a GASNet-1
 // collective (gasnet_coll.h), and some of the tools' released names (gasnet_tools.h through
 // gasnetex.h; test_tools_cc has them all).
 // Layer: tests (public API only).  Run with 1, 2, 4 ranks.
+#include <gasnet_fwd.h>
+static gex_Flags_t fwd_flags = GEX_FLAG_IMMEDIATE | GEX_FLAG_PEER_NEVER_SELF; // gasnet_fwd.h alone
 #include <gasnetex.h>
 #include <gasnet.h>
 #include <gasnet_coll.h>
+#include <gasnet_portable_platform.h>
 
 #include <cstdarg>
 #include <cstdio>
@@ -27,6 +33,16 @@ static gex_HSL_t lock = GEX_HSL_INITIALIZER;
             gasnet_exit(1);                                                                  \
         }                                                                                    \
     } while (0)
+
+static volatile long medium_got;
+static void medium(gex_Token_t token, void *buf, size_t nbytes, gex_AM_Arg_t n) {
+    (void)token;
+    CXX_CHECK(nbytes == static_cast<size_t>(n));
+    for (size_t i = 0; i < nbytes; ++i) CXX_CHECK(static_cast<unsigned char *>(buf)[i] == (i & 0xff));
+    gex_HSL_Lock(&lock);
+    medium_got++;
+    gex_HSL_Unlock(&lock);
+}
 
 static void ping(gex_Token_t token, gex_AM_Arg_t a, gex_AM_Arg_t b) {
     gex_Token_Info_t info;
@@ -75,17 +91,44 @@ int main(int argc, char **argv) {
 
     gex_AM_Entry_t table[] = {
         { 0, reinterpret_cast<gex_AM_Fn_t>(&ping), GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 2, nullptr, "ping" },
+        { 0, reinterpret_cast<gex_AM_Fn_t>(&medium), GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, nullptr, "medium" },
     };
-    CXX_CHECK(gex_EP_RegisterHandlers(ep, table, 1) == GASNET_OK);
+    CXX_CHECK(gex_EP_RegisterHandlers(ep, table, 2) == GASNET_OK);
     CXX_CHECK(table[0].gex_index == 255);
     gex_Segment_t seg = GEX_SEGMENT_INVALID;
     CXX_CHECK(gex_Segment_Attach(&seg, tm, 16 * GASNET_PAGESIZE) == GASNET_OK);
     auto *base = static_cast<std::uint64_t *>(gex_Segment_QueryAddr(seg));
     base[0] = 0;
 
+    // the released additions, from C++
+    CXX_CHECK(fwd_flags == (GEX_FLAG_IMMEDIATE | GEX_FLAG_PEER_NEVER_SELF));
+    CXX_CHECK(gex_System_QueryMaxThreads() >= 1);
+    CXX_CHECK(gex_System_GetVerboseErrors() == 1);
+    CXX_CHECK(gex_System_QueryHiddenAMConcurrencyLevel() == 0);
+    CXX_CHECK(PLATFORM_COMPILER_CXX_LANGLVL == __cplusplus);
+    CXX_CHECK(std::strlen(_STRINGIFY(PLATFORM_COMPILER_FAMILYNAME)) > 0);
+    int taken = 0;
+    if_pt(nranks > 0) taken = 1;
+    if_pf(nranks == 0) taken = 0;
+    CXX_CHECK(taken == 1);
+    gasnet_memvec_t mv = {base, 8};
+    CXX_CHECK(mv.addr == base && mv.len == 8);
+
     const gex_Rank_t peer = (me + 1) % nranks;
     void *peer_base = nullptr;
-    CXX_CHECK(gex_Segment_QueryBound(tm, peer, &peer_base, nullptr, nullptr) == 0);
+    std::uintptr_t peer_size = 0;
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, peer, &peer_base, nullptr, &peer_size, 0));
+    CXX_CHECK(peer_base != nullptr && peer_size == 16 * GASNET_PAGESIZE);
+
+    // a Medium prepared and cancelled, then one prepared and sent by Commit_v2
+    gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(tm, peer, nullptr, 100, 100, nullptr, 0, 1);
+    CXX_CHECK(sd != GEX_AM_SRCDESC_NO_OP);
+    CXX_CHECK(gex_AM_CancelRequestMedium(sd, 0) == 0);
+    sd = gex_AM_PrepareRequestMedium(tm, peer, nullptr, 100, 200, nullptr, 0, 1);
+    auto *p = static_cast<unsigned char *>(gex_AM_SrcDescAddr(sd));
+    for (size_t i = 0; i < 150; ++i) p[i] = static_cast<unsigned char>(i & 0xff);
+    CXX_CHECK(gex_AM_CommitRequestMedium_v2(sd, table[1].gex_index, 150, 0, 150) == 0);
+    GASNET_BLOCKUNTIL(medium_got == 1);
 
     // a Short AM to every rank, numbered and variadic forms
     for (gex_Rank_t r = 0; r < nranks; ++r) {
@@ -117,10 +160,15 @@ int main(int argc, char **argv) {
 
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
     CXX_CHECK(gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) == GASNET_OK);
+    int id = -1;
+    CXX_CHECK(gasnet_barrier(3, GASNET_BARRIERFLAG_UNNAMED) == GASNET_OK);
+    CXX_CHECK(gasnet_barrier(4, 0) == GASNET_OK);
+    CXX_CHECK(gasnet_barrier_result(&id) == 0 && id == 4);
     if (me == 0)
-        std::printf("test_cxx: PASS [%u ranks] C++11 client: AM, put/get, barriers, gasnet_coll\n", static_cast<unsigned>(nranks));
+        std::printf("test_cxx: PASS [%u ranks] C++11 client: AM, Prepare/Cancel/Commit_v2, put/get, barriers, gasnet_coll\n",
+                    static_cast<unsigned>(nranks));
     std::fflush(stdout);
-    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    gex_Coll_BarrierBlocking(tm, 0);
     gasnet_exit(0);
     return 0;
 }

@@ -9,6 +9,7 @@
 #     $(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) -c x.c and
 #     $(GASNET_LD) $(GASNET_LDFLAGS) -o x x.o $(GASNET_LIBS), runs with 2 processes;
 #   - the same built with `pkg-config --cflags --libs gasnet-smp-par`;
+#   - gasnet_fwd.h and gasnet_portable_platform.h are installed and compile alone (C, C++);
 #   - include/gasnet_config.h has exactly one #define each of GASNET_RELEASE_VERSION_MAJOR,
 #     _MINOR and _PATCH (the major a year);
 #   - the library and the client carry the ident string "$GASNetConduitName: SMP $";
@@ -61,6 +62,7 @@ fi
 
 # ---- the installed files clients look for ----
 for f in include/gasnetex.h include/gasnet.h include/gasnet_tools.h include/gasnet_config.h \
+         include/gasnet_fwd.h include/gasnet_portable_platform.h \
          include/smp-conduit/gasnet_core.h include/smp-conduit/smp-seq.mak include/smp-conduit/smp-par.mak \
          include/smp-conduit/smp-parsync.mak lib/libgasnet-smp-seq.a lib/libgasnet-smp-par.a \
          lib/libgasnet-smp-parsync.a lib/pkgconfig/gasnet-smp-seq.pc lib/pkgconfig/gasnet-smp-par.pc \
@@ -70,6 +72,21 @@ for f in include/gasnetex.h include/gasnet.h include/gasnet_tools.h include/gasn
     [ -f "$ROOT/$f" ] || bad "missing $f"
 done
 [ -d "$ROOT/share/doc/GASNet" ] || bad "missing share/doc/GASNet/"
+
+# ---- gasnet_fwd.h and gasnet_portable_platform.h alone: no threading mode, no
+# gasnet_config.h needed, C and C++ ----
+printf '#include <gasnet_fwd.h>\n#include <gasnet_portable_platform.h>\nstatic gex_Event_t ev = GEX_EVENT_INVALID;\nint fwd_ok(void) { return ev == GEX_EVENT_INVALID && GEX_FLAG_IMMEDIATE && PLATFORM_COMPILER_FAMILYID >= 0; }\n' > "$tmp/fwd.c"
+if ${CC:-cc} -Wall -Werror -c -I"$ROOT/include" "$tmp/fwd.c" -o "$tmp/fwd.o" > "$tmp/fwd.log" 2>&1; then
+    okmsg "gasnet_fwd.h and gasnet_portable_platform.h compile alone (C)"
+else
+    bad "gasnet_fwd.h alone does not compile as C:"; cat "$tmp/fwd.log"
+fi
+cp "$tmp/fwd.c" "$tmp/fwd.cc"
+if ${CXX:-c++} -Wall -Werror -c -I"$ROOT/include" "$tmp/fwd.cc" -o "$tmp/fwdxx.o" > "$tmp/fwd.log" 2>&1; then
+    okmsg "gasnet_fwd.h and gasnet_portable_platform.h compile alone (C++)"
+else
+    bad "gasnet_fwd.h alone does not compile as C++:"; cat "$tmp/fwd.log"
+fi
 
 # ---- gasnet_config.h: one #define each for the release version ----
 for part in MAJOR MINOR PATCH; do

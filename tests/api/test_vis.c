@@ -270,8 +270,14 @@ static void legacy_sync(int m, gasnet_handle_t h, int is_put) {
         else gasnet_wait_syncnbi_gets();
     }
 }
+/* the same list as GASNet-1 memvecs (fields addr and len) */
+static void memvec1(gasnet_memvec_t *out, const gex_Memvec_t *in, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i].addr = in[i].gex_addr, out[i].len = in[i].gex_len;
+}
+
 static void test_legacy_forms(void) {
-    static gex_Memvec_t dv[MAXV], sv[MAXV];
+    static gex_Memvec_t dvx[MAXV], svx[MAXV];
+    static gasnet_memvec_t dv[MAXV], sv[MAXV];
     static void *dl[MAXV * 8], *sl[MAXV * 8];
     char what[160];
     gasnet_node_t node = (gasnet_node_t)gex_TM_TranslateRankToJobrank(test_tm, right);
@@ -282,7 +288,9 @@ static void test_legacy_forms(void) {
                 size_t total = 1 + rnd(20000), lo = SIZE_MAX, hi = 0;
                 /* putv / getv */
                 snprintf(what, sizeof what, "gasnet_putv mode %d bulk %d #%d", m, bulk, i);
-                size_t dc = gen_vec(dv, rseg, total, boff_d, AREA), sc = gen_vec(sv, src, total, boff_s, AREA);
+                size_t dc = gen_vec(dvx, rseg, total, boff_d, AREA), sc = gen_vec(svx, src, total, boff_s, AREA);
+                memvec1(dv, dvx, dc);
+                memvec1(sv, svx, sc);
                 if (m == 0) { if (bulk) gasnet_putv_bulk(node, dc, dv, sc, sv); else gasnet_putv(node, dc, dv, sc, sv); }
                 else if (m == 1) h = bulk ? gasnet_putv_nb_bulk(node, dc, dv, sc, sv) : gasnet_putv_nb(node, dc, dv, sc, sv);
                 else { if (bulk) gasnet_putv_nbi_bulk(node, dc, dv, sc, sv); else gasnet_putv_nbi(node, dc, dv, sc, sv); }
@@ -291,8 +299,10 @@ static void test_legacy_forms(void) {
                 check_put(lo, hi, what);
                 snprintf(what, sizeof what, "gasnet_getv mode %d bulk %d #%d", m, bulk, i);
                 lo = SIZE_MAX, hi = 0;
-                dc = gen_vec(dv, dst, total, boff_d, AREA);
-                sc = gen_vec(sv, rseg + AREA, total, boff_s, AREA);
+                dc = gen_vec(dvx, dst, total, boff_d, AREA);
+                sc = gen_vec(svx, rseg + AREA, total, boff_s, AREA);
+                memvec1(dv, dvx, dc);
+                memvec1(sv, svx, sc);
                 if (m == 0) { if (bulk) gasnet_getv_bulk(dc, dv, node, sc, sv); else gasnet_getv(dc, dv, node, sc, sv); }
                 else if (m == 1) h = bulk ? gasnet_getv_nb_bulk(dc, dv, node, sc, sv) : gasnet_getv_nb(dc, dv, node, sc, sv);
                 else { if (bulk) gasnet_getv_nbi_bulk(dc, dv, node, sc, sv); else gasnet_getv_nbi(dc, dv, node, sc, sv); }
