@@ -12,6 +12,7 @@
 #define GASNET_TOOLS_H
 
 #include <gasnet_config.h>
+#include <gasnet_portable_platform.h> /* PLATFORM_*: the released tools header gives them too */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -217,6 +218,12 @@
 #endif
 #define GASNETT_LIKELY GASNETT_PREDICT_TRUE
 #define GASNETT_UNLIKELY GASNETT_PREDICT_FALSE
+/* _STRINGIFY(x): x expanded, then made a string literal (the released gasnetex.h and tools
+ * header both give it; left alone when a client has its own) */
+#ifndef _STRINGIFY
+#  define _STRINGIFY_HELPER(x) #x
+#  define _STRINGIFY(x) _STRINGIFY_HELPER(x)
+#endif
 #ifndef if_pf
 #  define if_pf(cond) if (GASNETT_PREDICT_FALSE(cond))
 #endif

@@ -19,18 +19,8 @@
 #include "gasnet_core_fwd.h" /* the conduit's limits and capability knobs */
 #include "gasneti_sync.h"
 
-/* macros the released gasnetex.h gives its clients (each left alone when the client, or
- * another header such as gasnet_tools.h, has one already) */
-#ifndef _STRINGIFY
-#  define _STRINGIFY_HELPER(x) #x
-#  define _STRINGIFY(x) _STRINGIFY_HELPER(x)
-#endif
-#ifndef if_pf
-#  define if_pf(cond) if (GASNETI_UNLIKELY(cond)) /* an if whose condition is predicted false */
-#endif
-#ifndef if_pt
-#  define if_pt(cond) if (GASNETI_LIKELY(cond)) /* ... predicted true */
-#endif
+/* _STRINGIFY, if_pf, if_pt, which the released gasnetex.h gives its clients too, are in
+ * gasnet_tools.h (included by gasneti_sync.h) */
 
 /* Features of this build a client may test (undefined: not there). This library has no
  * progress threads (GASNET_RCV_THREAD, GASNET_SND_THREAD undefined; AM handlers run only
