@@ -112,17 +112,14 @@
 #  define PLATFORM_COMPILER_VERSION 0
 #endif
 
-/* the version's three parts, from PLATFORM_COMPILER_VERSION */
-#define _PLATFORM_COMPILER_MAJOR (PLATFORM_COMPILER_VERSION >> 16)
-#define _PLATFORM_COMPILER_MINOR ((PLATFORM_COMPILER_VERSION >> 8) & 0xff)
-#define _PLATFORM_COMPILER_PATCH (PLATFORM_COMPILER_VERSION & 0xff)
-
 #define PLATFORM_COMPILER_VERSION_GT(maj, min, pat) (PLATFORM_COMPILER_VERSION > PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
 #define PLATFORM_COMPILER_VERSION_GE(maj, min, pat) (PLATFORM_COMPILER_VERSION >= PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
 #define PLATFORM_COMPILER_VERSION_EQ(maj, min, pat) (PLATFORM_COMPILER_VERSION == PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
 #define PLATFORM_COMPILER_VERSION_LT(maj, min, pat) (PLATFORM_COMPILER_VERSION < PLATFORM_COMPILER_VERSION_INT(maj, min, pat))
 
-#define PLATFORM_COMPILER_ID ((PLATFORM_COMPILER_FAMILYID << 24) + PLATFORM_COMPILER_VERSION)
+/* family and version in one number; the family above bit 32, so that a version whose major
+ * part is a year (Intel's, 2021 and later) cannot reach it */
+#define PLATFORM_COMPILER_ID (PLATFORM_COMPILER_FAMILYID * 0x100000000LL + PLATFORM_COMPILER_VERSION)
 
 /* the version as a string, from the compiler's own macros where they are plain numbers */
 #if defined(PLATFORM_COMPILER_GNU) && defined(__GNUC_PATCHLEVEL__)

@@ -221,8 +221,8 @@
 /* _STRINGIFY(x): x expanded, then made a string literal (the released gasnetex.h and tools
  * header both give it; left alone when a client has its own) */
 #ifndef _STRINGIFY
-#  define _STRINGIFY_HELPER(x) #x
-#  define _STRINGIFY(x) _STRINGIFY_HELPER(x)
+#  define _GASNETT_STRINGIFY_HELPER(x) #x
+#  define _STRINGIFY(x) _GASNETT_STRINGIFY_HELPER(x)
 #endif
 #ifndef if_pf
 #  define if_pf(cond) if (GASNETT_PREDICT_FALSE(cond))
@@ -640,15 +640,24 @@ static inline int gasnett_isLittleEndian(void) {
     const uint32_t _x = 1;
     return *(const unsigned char *)&_x == 1; /* a char may alias anything, in C and C++ */
 }
-/* the number of bytes equal to 0 in the value's representation */
+/* the number of bytes equal to 0 in the value's representation: a byte's top bit ends up
+ * set iff the byte was 0, then those bits are counted */
+#if _GASNETT_GNUC
+#  define _GASNETT_POPCOUNT64(x) __builtin_popcountll(x)
+#else
+static inline int _GASNETT_POPCOUNT64(uint64_t _x) {
+    int _n = 0;
+    for (; _x; _x &= _x - 1) _n++;
+    return _n;
+}
+#endif
 static inline int gasnett_count0s_uint64_t(uint64_t _x) {
     const uint64_t _low7 = UINT64_C(0x7f7f7f7f7f7f7f7f);
-    /* a byte's top bit ends up set iff the byte was 0 */
-    return __builtin_popcountll(~(((_x & _low7) + _low7) | _x | _low7));
+    return _GASNETT_POPCOUNT64(~(((_x & _low7) + _low7) | _x | _low7));
 }
 static inline int gasnett_count0s_uint32_t(uint32_t _x) {
     const uint32_t _low7 = 0x7f7f7f7fu;
-    return __builtin_popcount(~(((_x & _low7) + _low7) | _x | _low7));
+    return _GASNETT_POPCOUNT64((uint32_t) ~(((_x & _low7) + _low7) | _x | _low7));
 }
 static inline int gasnett_count0s_uintptr_t(uintptr_t _x) {
     return sizeof(uintptr_t) == 8 ? gasnett_count0s_uint64_t((uint64_t)_x) : gasnett_count0s_uint32_t((uint32_t)_x);

@@ -68,9 +68,10 @@ static int barriers_of(int flags) {
     return sync;
 }
 
-/* The handle of the operations started with GASNET_COLL_AGGREGATE since the last call
- * without it (NULL: none). Calls that start collectives are serialized by the client. */
-static gex_Event_t aggregate;
+/* The handle of the operations this thread started with GASNET_COLL_AGGREGATE since its
+ * last call without it (NULL: none). Per thread: in PAR, two threads may start collectives
+ * on two teams at once, and neither may take the other's operations into its handle. */
+static GASNETI_THREADLOCAL gex_Event_t aggregate;
 
 /* src_len and dst_len: the bytes of src and dst this rank uses (0: it uses none) */
 static gasnet_coll_handle_t coll(gasnet_team_handle_t team, int what, gasnet_image_t root, void *dst, size_t dst_len,
@@ -85,10 +86,11 @@ static gasnet_coll_handle_t coll(gasnet_team_handle_t team, int what, gasnet_ima
         check_range(team, src, src_len, flags & GASNET_COLL_SRC_IN_SEGMENT, "src", call);
         check_range(team, dst, dst_len, flags & GASNET_COLL_DST_IN_SEGMENT, "dst", call);
     }
-    gex_Event_t prev = __atomic_exchange_n(&aggregate, (gex_Event_t)NULL, __ATOMIC_ACQ_REL);
+    gex_Event_t prev = aggregate;
+    aggregate = NULL;
     gex_Event_t ev = gasnete_coll_move(team, what, (gex_Rank_t)root, dst, src, nbytes, barriers_of(flags), prev, call);
     if (!(flags & GASNET_COLL_AGGREGATE)) return ev;
-    __atomic_store_n(&aggregate, ev, __ATOMIC_RELEASE);
+    aggregate = ev;
     return GASNET_COLL_INVALID_HANDLE;
 }
 

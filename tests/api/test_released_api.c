@@ -580,6 +580,41 @@ static void check_commit_v2(gex_Rank_t peer) {
     free(buf);
 }
 
+/* A Commit*_v2 with GEX_FLAG_IMMEDIATE that declines: rank 0 floods rank 1, which sleeps
+ * without polling, with IMMEDIATE Medium commits from a client buffer until one is refused
+ * (at most while rank 1 sleeps); the refused descriptor is committed again without the flag
+ * (it waits for room), and every message is delivered exactly once. With
+ * TEST_REQUIRE_DECLINE=1 (a case with a tiny queue: GASNET_PSHM_NETWORK_DEPTH=2) a decline
+ * must have happened. */
+static void check_commit_decline(void) {
+    const long base = acks;
+    long sent = 0, declined = 0;
+    test_barrier();
+    if (test_rank == 1) gasnett_nsleep(300 * 1000 * 1000); /* no poll */
+    if (test_rank == 0 && test_size > 1) {
+        const uint64_t t0 = gasnett_ticks_to_ns(gasnett_ticks_now());
+        uint8_t *buf = malloc(300);
+        CHECK(buf);
+        while (!declined && gasnett_ticks_to_ns(gasnett_ticks_now()) - t0 < 200 * 1000 * 1000 && sent < 100000) {
+            uint32_t seed = 0xdec0000u + (uint32_t)sent;
+            test_pat_fill(buf, 300, seed);
+            gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(test_tm, 1, buf, 300, 300, GEX_EVENT_NOW, 0, 3);
+            CHECK(sd != GEX_AM_SRCDESC_NO_OP);
+            if (gex_AM_CommitRequestMedium3_v2(sd, H_GOOD, 300, GEX_FLAG_IMMEDIATE, (gex_AM_Arg_t)seed, 300, 0)) {
+                declined++; /* nothing sent: the same descriptor again, waiting for room */
+                CHECK_EQ(gex_AM_CommitRequestMedium_v2(sd, H_GOOD, 300, 0, (gex_AM_Arg_t)seed, 300, 0), 0);
+            }
+            sent++;
+        }
+        free(buf);
+        wait_acks(base + sent, "a Commit*_v2 after a decline");
+        if (getenv("TEST_REQUIRE_DECLINE"))
+            CHECKF(declined == 1, "no IMMEDIATE Commit*_v2 was declined in %ld commits to a rank not polling", sent);
+        printf("test_released_api: %ld IMMEDIATE commits, %ld declined and committed again\n", sent, declined);
+    }
+    test_barrier();
+}
+
 static void check_query_bound(gex_Segment_t seg, uintptr_t segsize, gex_Rank_t peer) {
     for (gex_Rank_t r = 0; r < test_size; r++) {
         void *owner = NULL, *local = NULL, *o2 = NULL, *l2 = NULL;
@@ -815,7 +850,7 @@ static void check_platform(void) {
                                                     __GNUC_PATCHLEVEL__)) == 0);
 #endif
     CHECK(PLATFORM_COMPILER_VERSION_INT(1, 2, 3) == 0x010203);
-    CHECK(PLATFORM_COMPILER_ID == PLATFORM_COMPILER_FAMILYID * (1 << 24) + PLATFORM_COMPILER_VERSION);
+    CHECK(PLATFORM_COMPILER_ID == PLATFORM_COMPILER_FAMILYID * 0x100000000LL + PLATFORM_COMPILER_VERSION);
     CHECK(strncmp(PLATFORM_COMPILER_IDSTR, fam, strlen(fam)) == 0);
 #if defined(__STDC_VERSION__)
     CHECK_EQ(PLATFORM_COMPILER_C_LANGLVL, __STDC_VERSION__);
@@ -933,6 +968,7 @@ int main(int argc, char **argv) {
     check_query_bound(seg, segsize, right);
     check_cancel(right);
     check_commit_v2(right);
+    check_commit_decline();
     check_barrier_blocking(test_tm, 1);
     check_barrier_blocking(test_tm, 2);
     check_legacy_barriers();

@@ -103,16 +103,19 @@ int main() {
 }
 EOF
 enabled=$(sed -n 's/^GASNET_CONDUITS_ENABLED = //p' "$tmp"/bld/bld/gasnet.opt/Makefile 2>/dev/null | head -1)
+[ -n "$enabled" ] || bad "cannot tell the enabled conduits from $tmp/bld/bld/gasnet.opt/Makefile"
+hellos=0
 for net in smp udp mpi; do
     [[ " $enabled " == *" $net "* ]] || { echo "skip hello on $net: not enabled in this configuration"; continue; }
     if step "installed upcxx -network=$net" "$tmp/hello-$net.log" \
             env UPCXX_NETWORK=$net "$inst/bin/upcxx" -O -o "$tmp/hello-$net" "$tmp/hello.cpp"; then
         out=$tmp/run-$net.log
         if step "upcxx-run -n 2 hello ($net)" "$out" env GASNET_SPAWNFN=L timeout 120 "$inst/bin/upcxx-run" -n 2 "$tmp/hello-$net"; then
-            if [ "$(grep -c 'of 2 sum ok' "$out")" -eq 2 ]; then okmsg "  $net: both ranks print 'sum ok'"
+            if [ "$(grep -c 'of 2 sum ok' "$out")" -eq 2 ]; then okmsg "  $net: both ranks print 'sum ok'"; hellos=$((hellos + 1))
             else bad "$net: expected two 'of 2 sum ok' lines:"; sed 's/^/    /' "$out"; fi
         fi
     fi
 done
+[ $hellos -gt 0 ] || bad "no program built with the installed upcxx ran"
 [ $failed -eq 0 ] && echo "PASS test_upcxx" || echo "FAIL test_upcxx"
 exit $failed
