@@ -97,9 +97,15 @@ void gasnett_freezeForDebuggerNow(volatile int *flag, const char *flagsymname) {
 /* set to 0 from a debugger to release a process frozen by GASNET_FREEZE_ON_ERROR */
 volatile int gasnett_frozen = 0;
 
+/* KEY is 1/y/yes (any case). Lenient on purpose, unlike gasnett_getenv_yesno_withdefault:
+ * it runs on the way to a fatal error, where a bad value must not raise another. */
+static int env_says_yes(const char *key) {
+    const char *v = getenv(key);
+    return v && (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "y"));
+}
+
 void gasnett_freezeForDebuggerErr(void) {
-    const char *v = getenv("GASNET_FREEZE_ON_ERROR");
-    if (!v || !(!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "y"))) return;
+    if (!env_says_yes("GASNET_FREEZE_ON_ERROR")) return;
     gasnett_freezeForDebuggerNow(&gasnett_frozen, "gasnett_frozen");
 }
 
@@ -212,8 +218,7 @@ int gasneti_backtrace_addr2line(int fd) {
 /* the default of gasnett_print_backtrace_ifenabled (the conduit library's core installs
  * its own, which can use gdb, at initialization: docs/diagnostics.md) */
 int gasneti_tools_backtrace_ifenabled(int fd) {
-    const char *bt = getenv("GASNET_BACKTRACE");
-    if (!bt || !(!strcmp(bt, "1") || !strcasecmp(bt, "yes") || !strcasecmp(bt, "y"))) return 1;
+    if (!env_says_yes("GASNET_BACKTRACE")) return 1;
     return gasnett_print_backtrace(fd);
 }
 int (*gasnett_print_backtrace_ifenabled)(int fd) = gasneti_tools_backtrace_ifenabled;
