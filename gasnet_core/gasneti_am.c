@@ -156,10 +156,7 @@ int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m,
     seg_flags(m);
     DEBUG_CHECK_SEND(m, tm, rank, GEX_EVENT_NOW);
     check_lengths(m);
-    if (c->where == GASNETI_CLAIM_LANE)
-        gasneti_lanes_commit(c, m);
-    else
-        gasneti_pshm_commit(c, m);
+    gasneti_claim_commit(c, m);
     return GASNET_OK;
 }
 

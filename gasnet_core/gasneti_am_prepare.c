@@ -351,10 +351,7 @@ static int cancel(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex_
     if (sd->claim.where != GASNETI_CLAIM_NONE) {
         gasneti_am_msg_t m = {sd->m.jobrank, GASNETI_AM_SHORT, 1, 0, GASNETI_HIDX_NOOP, 0, NULL, NULL, 0, NULL,
                               NULL, (uint8_t)gasneti_tm_epidx(sd->tm, sd->rank), (uint8_t)sd->tm->_ep->_index};
-        if (sd->claim.where == GASNETI_CLAIM_LANE)
-            gasneti_lanes_commit(&sd->claim, &m);
-        else
-            gasneti_pshm_commit(&sd->claim, &m);
+        gasneti_claim_commit(&sd->claim, &m);
         sd->claim.where = GASNETI_CLAIM_NONE;
     }
     return GASNET_OK;

@@ -166,6 +166,13 @@ extern void *gasneti_pshm_claim(const gasneti_am_msg_t *m, gasneti_pshm_claim_t 
 extern void gasneti_pshm_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m);
 extern void *gasneti_lanes_claim(const gasneti_am_msg_t *m, int32_t nbrhd_idx, gasneti_pshm_claim_t *c);
 extern void gasneti_lanes_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m);
+/* publish m in the slot claimed by c, a lane's or the shared queue's */
+static inline void gasneti_claim_commit(const gasneti_pshm_claim_t *c, const gasneti_am_msg_t *m) {
+    if (c->where == GASNETI_CLAIM_LANE)
+        gasneti_lanes_commit(c, m);
+    else
+        gasneti_pshm_commit(c, m);
+}
 extern int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, const gasneti_pshm_claim_t *c);
 extern size_t gasneti_pshm_max_medium;
 /* Each process's collectives area, in the shared control region every neighbor maps

@@ -678,11 +678,16 @@ gex_Event_t gasnete_coll_gather_all(gex_TM_t tm, void *dst, const void *src, siz
     return start(gather_op(tm, K_GATHER_ALL, 0, dst, src, nbytes, "gasnete_coll_gather_all"));
 }
 
+/* a rooted collective's root, checked in every build */
+static void check_root(gex_TM_t tm, gex_Rank_t root, const char *call) {
+    if (GASNETI_UNLIKELY(root >= tm->_size))
+        gasneti_fatalerror("%s: root %u is not a rank of the team (size %u)", call, (unsigned)root, (unsigned)tm->_size);
+}
+
 static collop_t *bcast_op(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
                           const char *call) {
     collop_t *o = new_op(tm, K_BCAST, call);
-    if (root >= tm->_size)
-        gasneti_fatalerror("%s: root %u is not a rank of the team (size %u)", call, (unsigned)root, (unsigned)tm->_size);
+    check_root(tm, root, call);
     if (nbytes > UINT32_MAX) gasneti_fatalerror("%s: nbytes=%zu is above 4 GiB - 1", call, nbytes);
     o->phase = 1;
     o->root = root;
@@ -703,7 +708,7 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
 static collop_t *move_op(gex_TM_t tm, int what, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
                          const char *call) {
     gex_Rank_t n = tm->_size;
-    if (root >= n) gasneti_fatalerror("%s: root %u is not a rank of the team (size %u)", call, (unsigned)root, (unsigned)n);
+    check_root(tm, root, call);
     if (what != GASNETE_COLL_BROADCAST && nbytes > UINT32_MAX / n)
         gasneti_fatalerror("%s: %u blocks of %zu bytes is above 4 GiB - 1", call, (unsigned)n, nbytes);
     switch (what) {
@@ -746,8 +751,7 @@ static collop_t *reduce_op(gex_TM_t tm, int kind, gex_Rank_t root, void *dst, co
                            size_t dt_sz, size_t dt_cnt, gex_OP_t op, gex_Coll_ReduceFn_t fn, void *cdata,
                            gex_Flags_t flags, const char *call) {
     collop_t *o = new_op(tm, kind, call);
-    if (root >= tm->_size)
-        gasneti_fatalerror("%s: root %u is not a rank of the team (size %u)", call, (unsigned)root, (unsigned)tm->_size);
+    check_root(tm, root, call);
     if (flags) gasneti_fatalerror("%s: flags must be 0 (got 0x%x)", call, (unsigned)flags);
     int user = op == GEX_OP_USER || op == GEX_OP_USER_NC;
     int is_int = gasnete_dt_size(dt) && dt != GEX_DT_FLT && dt != GEX_DT_DBL;

@@ -79,8 +79,7 @@ static gasnet_coll_handle_t coll(gasnet_team_handle_t team, int what, gasnet_ima
     GASNETI_CHECK_INIT(call);
     GASNETI_CHECK_NOT_IN_HANDLER(call);
     if (!team || !team->_size) gasneti_fatalerror("%s: invalid team (GASNET_TEAM_ALL before initialization?)", call);
-    if (root >= team->_size)
-        gasneti_fatalerror("%s: image %u is not in the team (%u images)", call, (unsigned)root, (unsigned)team->_size);
+    /* (the root image is checked, in every build, by gasnete_coll_move) */
     if (GASNETI_DEBUG) {
         check_flags(flags, call);
         check_range(team, src, src_len, flags & GASNET_COLL_SRC_IN_SEGMENT, "src", call);

@@ -278,6 +278,24 @@ typedef struct {
     uint8_t *src, *dst;
 } flight_t;
 
+/* f's buffers for its collective, root and size: the source filled, the destination (and
+ * the guard bytes after it) set to SENTINEL */
+static void flight_prepare(flight_t *f, gex_Rank_t me, gex_Rank_t n) {
+    f->seed = ++case_no;
+    f->src = malloc((size_t)n * f->nb + 1);
+    f->dst = malloc(dst_watch(f->c, n, f->nb));
+    CHECK(f->src && f->dst);
+    fill_src(f->src, f->c, f->seed, me, me == f->root, f->nb, n);
+    memset(f->dst, SENTINEL, dst_watch(f->c, n, f->nb));
+}
+
+/* after its sync: f's destination holds what its collective promised; its buffers freed */
+static void flight_check(flight_t *f, gex_Rank_t me, gex_Rank_t n, const char *what) {
+    check_dst(f->dst, f->c, f->seed, f->root, me, f->nb, n, 1, what);
+    free(f->src);
+    free(f->dst);
+}
+
 static void flight_round(const team_t *t, int sync) {
     enum { K = 5 };
     static const int fl[K] = {
@@ -293,12 +311,7 @@ static void flight_round(const team_t *t, int sync) {
         f[i].flags = fl[i] | GASNET_COLL_LOCAL;
         f[i].root = (gex_Rank_t)((i + sync) % n);
         f[i].nb = nbs[i];
-        f[i].seed = ++case_no;
-        f[i].src = malloc((size_t)n * f[i].nb + 1);
-        f[i].dst = malloc(dst_watch(f[i].c, n, f[i].nb));
-        CHECK(f[i].src && f[i].dst);
-        fill_src(f[i].src, f[i].c, f[i].seed, me, me == f[i].root, f[i].nb, n);
-        memset(f[i].dst, SENTINEL, dst_watch(f[i].c, n, f[i].nb));
+        flight_prepare(&f[i], me, n);
     }
     barrier(t); /* one of them is IN_NOSYNC */
     for (int i = 0; i < K; i++)
@@ -343,11 +356,7 @@ static void flight_round(const team_t *t, int sync) {
     for (int i = 0; i < K; i++)
         CHECKF(h[i] == GASNET_COLL_INVALID_HANDLE, "handle %d not cleared by sync %d", i, sync);
     barrier(t); /* one of them is OUT_NOSYNC */
-    for (int i = 0; i < K; i++) {
-        check_dst(f[i].dst, f[i].c, f[i].seed, f[i].root, me, f[i].nb, n, 1, "in flight");
-        free(f[i].src);
-        free(f[i].dst);
-    }
+    for (int i = 0; i < K; i++) flight_check(&f[i], me, n, "in flight");
     n_cases += K;
 }
 
@@ -360,12 +369,7 @@ static void aggregate(const team_t *t) {
         f[i].c = (i * 2 + 1) % NCOLL;
         f[i].root = (gex_Rank_t)(i % n);
         f[i].nb = i == 2 ? BIG : 17 + (size_t)i;
-        f[i].seed = ++case_no;
-        f[i].src = malloc((size_t)n * f[i].nb + 1);
-        f[i].dst = malloc(dst_watch(f[i].c, n, f[i].nb));
-        CHECK(f[i].src && f[i].dst);
-        fill_src(f[i].src, f[i].c, f[i].seed, me, me == f[i].root, f[i].nb, n);
-        memset(f[i].dst, SENTINEL, dst_watch(f[i].c, n, f[i].nb));
+        flight_prepare(&f[i], me, n);
     }
     for (int i = 0; i < K; i++) {
         int flags = GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_LOCAL;
@@ -376,11 +380,7 @@ static void aggregate(const team_t *t) {
     }
     CHECK(h != GASNET_COLL_INVALID_HANDLE);
     gasnet_coll_wait_sync(h);
-    for (int i = 0; i < K; i++) {
-        check_dst(f[i].dst, f[i].c, f[i].seed, f[i].root, me, f[i].nb, n, 1, "aggregate");
-        free(f[i].src);
-        free(f[i].dst);
-    }
+    for (int i = 0; i < K; i++) flight_check(&f[i], me, n, "aggregate");
     n_cases += K;
     barrier(t);
 }
