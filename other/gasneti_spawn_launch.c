@@ -493,6 +493,18 @@ static void serve_rank(int r) {
                 for (int i = 0; i < nranks; i++) send_msg(i, CTRL_ALL_EXITING, NULL, 0);
             }
             break;
+        case CTRL_P2P: { /* relayed with the sender in place of the destination */
+            uint32_t dest = UINT32_MAX, src = (uint32_t)r;
+            if (h.len >= 4) memcpy(&dest, data, 4);
+            if (dest >= (uint32_t)nranks) {
+                free(data);
+                rank_lost(r, "protocol error (an out-of-band message to no rank)");
+                return;
+            }
+            memcpy(data, &src, 4);
+            send_msg((int)dest, CTRL_P2P, data, h.len);
+            break;
+        }
         case CTRL_ABORT:
             ranks[r].exiting = 1; /* its leaving is expected now */
             abort_job(code, NULL);
