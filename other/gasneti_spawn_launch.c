@@ -1,6 +1,7 @@
 /* gasneti_spawn_launch.c: the launcher shared by the network conduits that start their
  * own jobs (udp, ofi). Starts the ranks of a job, serves their control connections (the
- * bootstrap collectives, exit and abort), ends the job and returns its exit status. Used
+ * bootstrap collectives, out-of-band messages relayed between ranks, exit and abort), ends
+ * the job and returns its exit status. Used
  * by the launchers (amudprun, gasnetrun_ofi: gasneti_run.c) and by a program run as
  * `prog N args...`; so it uses only libc (no library internals). Layer: other (spawners).
  *
