@@ -80,8 +80,9 @@ static void *mpi_exchange_v(const void *src, size_t len, size_t *lens) {
 
 static void mpi_p2p_send(gex_Rank_t dest, const void *buf, size_t len) {
     MPI_LOCK();
-    gasneti_mpi_p2p_send(p2p_comm, (int)dest, buf, len); /* errors: fatal (the communicator's handler) */
+    int rc = gasneti_mpi_p2p_send(p2p_comm, (int)dest, buf, len); /* MPI's errors: fatal (the handler) */
     MPI_UNLOCK();
+    if (rc != MPI_SUCCESS) gasneti_fatalerror("mpi-conduit: an out-of-band message of %zu bytes: out of memory", len);
 }
 
 static void *mpi_p2p_recv(gex_Rank_t *src, size_t *len, int block) {
@@ -89,8 +90,9 @@ static void *mpi_p2p_recv(gex_Rank_t *src, size_t *len, int block) {
         void *m;
         int s = 0;
         MPI_LOCK();
-        gasneti_mpi_p2p_poll(p2p_comm, &m, &s, len);
+        int rc = gasneti_mpi_p2p_poll(p2p_comm, &m, &s, len);
         MPI_UNLOCK();
+        if (rc != MPI_SUCCESS) gasneti_fatalerror("mpi-conduit: receiving an out-of-band message: out of memory");
         if (m) *src = (gex_Rank_t)s;
         if (m || !block) return m;
         sched_yield();
