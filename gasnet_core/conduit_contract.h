@@ -100,7 +100,45 @@ struct gasneti_bootstrap_s {
      * in a barrier such a rank never started then joins the exit at once
      * (gasneti_join_peer_exit). Cheap: called from wait loops. */
     int (*peer_exiting)(uint32_t *barriers);
+
+    /* ---- variable-length exchange and out-of-band messages (conduits that connect
+     * lazily or whose addresses differ in size per rank: UCX worker addresses, packed
+     * rkeys, RC queue-pair numbers). docs/bootstrap.md describes their use. Conduits call
+     * them through gasneti_boot_exchange_v/gasneti_boot_send/gasneti_boot_recv below,
+     * which check the arguments and fail naming the bootstrap if it lacks one. ---- */
+    /* Collective allgather of different sizes: this rank gives len bytes at src; returns
+     * one malloc'd block (the caller frees it; never NULL) with every rank's bytes in rank
+     * order, rank r's at lens[0] + ... + lens[r-1]; lens (gasneti_nodes entries) gets each
+     * rank's length. Any length, 0 included, up to 1 GiB in all. Every bootstrap has it. */
+    void *(*exchange_v)(const void *src, size_t len, size_t *lens);
+    /* Optional (NULL if the bootstrap cannot): a message of len bytes (at most
+     * GASNETI_BOOT_MSG_MAX) to rank dest, any time after gasnetc_bootstrap_init, while
+     * AMs run. Does not wait for dest to receive it (it may wait for room in the
+     * transport). Messages from one rank to another arrive in the order sent; any thread
+     * may send (the bootstrap serializes). May be sent to oneself. */
+    void (*p2p_send)(gex_Rank_t dest, const void *buf, size_t len);
+    /* The oldest message that has arrived for this rank (any sender), taken once: a
+     * malloc'd copy the caller frees, its length in *len and sender in *src. If none
+     * has arrived: NULL at once when block is 0 (cheap enough for gasnetc_poll), or
+     * waits for one when block is 1. Any thread may call it. */
+    void *(*p2p_recv)(gex_Rank_t *src, size_t *len, int block);
 };
+/* the largest out-of-band message (p2p_send) every bootstrap carries */
+#define GASNETI_BOOT_MSG_MAX ((size_t)65536)
+/* The calls conduits use (gasneti_bootstrap.c): gasneti_boot's members after the checks
+ * (a rank out of range, a message too large, a bootstrap without p2p: a fatal error
+ * naming the bootstrap and the call). */
+extern void *gasneti_boot_exchange_v(const void *src, size_t len, size_t *lens);
+extern void gasneti_boot_send(gex_Rank_t dest, const void *buf, size_t len);
+extern void *gasneti_boot_recv(gex_Rank_t *src, size_t *len, int block);
+/* exchange_v for a bootstrap that has only exchange: the lengths, then every rank's
+ * bytes padded to the longest (costs nranks * longest bytes on every rank) */
+extern void *gasneti_boot_exchange_v_padded(void (*exchange)(const void *, size_t, void *), const void *src,
+                                            size_t len, size_t *lens);
+/* A queue of arrived out-of-band messages (thread-safe), for bootstraps whose transport
+ * delivers them before p2p_recv asks: put copies one in; take is p2p_recv's contract. */
+extern void gasneti_boot_msgq_put(gex_Rank_t src, const void *buf, size_t len);
+extern void *gasneti_boot_msgq_take(gex_Rank_t *src, size_t *len, int block);
 
 /* ---------------------------------------------------------------------------------
  * Start-up and shut-down

@@ -12,9 +12,12 @@
  * Exit: a normal exit enters an MPI_Ibarrier on a third duplicate (all_exiting tests
  * it); an abort (gasnet_exit on one rank whose peers do not follow, a fatal error, a
  * signal) is MPI_Abort with the code, which makes mpirun end every rank and the job with
- * that code. A rank that dies makes mpirun end the job. */
+ * that code. A rank that dies makes mpirun end the job.
+ * Out-of-band messages (p2p_send/p2p_recv) go on a fourth duplicate
+ * (other/gasneti_mpi_p2p.c), under the lock like every MPI call. */
 #include "conduit_contract.h"
 #include "mpi_internal.h"
+#include "other/gasneti_mpi_p2p.h"
 
 #include <sched.h>
 #include <string.h>
@@ -26,7 +29,7 @@
 pthread_mutex_t gasnetc_mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 #endif
 MPI_Comm gasnetc_am_comm[GASNETC_NCOMMS] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
-static MPI_Comm boot_comm = MPI_COMM_NULL, exit_comm = MPI_COMM_NULL;
+static MPI_Comm boot_comm = MPI_COMM_NULL, exit_comm = MPI_COMM_NULL, p2p_comm = MPI_COMM_NULL;
 static int we_initialized;             /* we called MPI_Init_thread: we finalize */
 static int client_finalized;           /* the client's MPI_Finalize has begun */
 static MPI_Request exit_req = MPI_REQUEST_NULL;
@@ -71,6 +74,31 @@ static void mpi_broadcast(void *buf, size_t len, gex_Rank_t root) {
     wait_unlocked(&r);
 }
 
+static void *mpi_exchange_v(const void *src, size_t len, size_t *lens) {
+    return gasneti_boot_exchange_v_padded(mpi_exchange, src, len, lens);
+}
+
+static void mpi_p2p_send(gex_Rank_t dest, const void *buf, size_t len) {
+    MPI_LOCK();
+    int rc = gasneti_mpi_p2p_send(p2p_comm, (int)dest, buf, len); /* MPI's errors: fatal (the handler) */
+    MPI_UNLOCK();
+    if (rc != MPI_SUCCESS) gasneti_fatalerror("mpi-conduit: an out-of-band message of %zu bytes: out of memory", len);
+}
+
+static void *mpi_p2p_recv(gex_Rank_t *src, size_t *len, int block) {
+    for (;;) {
+        void *m;
+        int s = 0;
+        MPI_LOCK();
+        int rc = gasneti_mpi_p2p_poll(p2p_comm, &m, &s, len);
+        MPI_UNLOCK();
+        if (rc != MPI_SUCCESS) gasneti_fatalerror("mpi-conduit: receiving an out-of-band message: out of memory");
+        if (m) *src = (gex_Rank_t)s;
+        if (m || !block) return m;
+        sched_yield();
+    }
+}
+
 static int mpi_is_finalized(void) {
     int f = 0;
     MPI_Finalized(&f);
@@ -113,8 +141,9 @@ static int mpi_all_exiting(void) {
 /* mpirun ends the other ranks with SIGTERM after an MPI_Abort; no SIGQUIT path here */
 static int mpi_abort_code(void) { return 1; }
 
-static gasneti_bootstrap_t mpi_boot = {"mpi", mpi_barrier, mpi_exchange, mpi_broadcast, mpi_exit_notify,
-                                       mpi_all_exiting, mpi_abort_code, jobid};
+static gasneti_bootstrap_t mpi_boot = {"mpi",           mpi_barrier,    mpi_exchange, mpi_broadcast, mpi_exit_notify,
+                                       mpi_all_exiting, mpi_abort_code, jobid,        NULL,          NULL,
+                                       mpi_exchange_v,  mpi_p2p_send,   mpi_p2p_recv};
 
 /* The client's MPI_Finalize deletes MPI_COMM_SELF's attributes first: our receives are
  * cancelled and our sends finished while MPI still works. */
@@ -175,6 +204,8 @@ gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_dup(MPI_COMM_WORLD, &boot_comm);
     MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm);
+    MPI_Comm_dup(MPI_COMM_WORLD, &p2p_comm);
+    MPI_Comm_set_errhandler(p2p_comm, MPI_ERRORS_ARE_FATAL);
     /* errors on our communicators are fatal with MPI's message, as on MPI_COMM_WORLD */
     for (int c = 0; c < GASNETC_NCOMMS; c++) {
         MPI_Comm_dup(MPI_COMM_WORLD, &gasnetc_am_comm[c]);

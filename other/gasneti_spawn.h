@@ -37,8 +37,22 @@ extern socklen_t gasneti_spawn_ctrl_addrlen;
  * leaving normally and the fewest primordial barriers such a rank started, sent to the
  * ranks still running when the first leaves and when that number drops). A rank sends
  * EXCH (its contribution), EXITING (int32 code, uint32 barriers started: leaving
- * normally), ABORT (int32 code: end the job). */
-enum { CTRL_HELLO = 1, CTRL_INIT, CTRL_ENV, CTRL_EXCH, CTRL_EXITING, CTRL_ALL_EXITING, CTRL_ABORT, CTRL_PEER_EXITING };
+ * normally), ABORT (int32 code: end the job).
+ * Out-of-band messages (the bootstrap's p2p_send) go both ways as P2P: from a rank, uint32
+ * destination rank then the bytes; the launcher relays them, in the order received, to
+ * the destination as uint32 sender rank then the bytes (dropped if the destination has
+ * gone; a destination out of range is a protocol error). */
+enum {
+    CTRL_HELLO = 1,
+    CTRL_INIT,
+    CTRL_ENV,
+    CTRL_EXCH,
+    CTRL_EXITING,
+    CTRL_ALL_EXITING,
+    CTRL_ABORT,
+    CTRL_PEER_EXITING,
+    CTRL_P2P
+};
 typedef struct {
     uint32_t type, len;
 } ctrl_hdr_t;

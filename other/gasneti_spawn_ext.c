@@ -20,6 +20,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -59,6 +60,35 @@ static void ext_broadcast(void *buf, size_t len, gex_Rank_t root) {
     if (rc) plugin_failed("broadcast");
 }
 
+static void *ext_exchange_v(const void *src, size_t len, size_t *lens) {
+    return gasneti_boot_exchange_v_padded(ext_exchange, src, len, lens);
+}
+
+static void ext_p2p_send(gex_Rank_t dest, const void *buf, size_t len) {
+    pthread_mutex_lock(&plock);
+    int rc = plug->p2p_send((int)dest, buf, len);
+    pthread_mutex_unlock(&plock);
+    if (rc) plugin_failed("out-of-band send");
+}
+
+/* A poll that finds the plugin busy (a collective in progress on another thread) says
+ * nothing has arrived rather than wait for it: gasnetc_poll must not block. */
+static void *ext_p2p_recv(gex_Rank_t *src, size_t *len, int block) {
+    for (;;) {
+        void *m = NULL;
+        int s = 0, rc = 0;
+        if (block) pthread_mutex_lock(&plock);
+        if (block || !pthread_mutex_trylock(&plock)) {
+            rc = plug->p2p_poll(&m, &s, len);
+            pthread_mutex_unlock(&plock);
+        }
+        if (rc) plugin_failed("out-of-band receive");
+        if (m) *src = (gex_Rank_t)s;
+        if (m || !block) return m;
+        sched_yield();
+    }
+}
+
 static void ext_exit_notify(int code, int collective) {
     if (!collective) {
         char why[64];
@@ -93,8 +123,9 @@ static void ext_fini(void) {
     pthread_mutex_unlock(&plock);
 }
 
-static gasneti_bootstrap_t ext_boot = {NULL,          ext_barrier,     ext_exchange,   ext_broadcast, ext_exit_notify,
-                                       ext_all_exiting, ext_abort_code, ext_jobid,      ext_fini};
+static gasneti_bootstrap_t ext_boot = {NULL,           ext_barrier,    ext_exchange, ext_broadcast, ext_exit_notify,
+                                       ext_all_exiting, ext_abort_code, ext_jobid,    ext_fini,      NULL,
+                                       ext_exchange_v,  NULL,           NULL};
 
 /* the plugin of spawner `which`, from the first directory that has it */
 static const gasneti_spawn_plugin_t *load_plugin(const char *which) {
@@ -137,6 +168,10 @@ gasneti_bootstrap_t *gasneti_spawn_ext_init(const char *which, int *argc, char *
     gasneti_mynode = (gex_Rank_t)rank;
     gasneti_nodes = (gex_Rank_t)size;
     ext_boot.name = plug->name;
+    if (plug->p2p_send && plug->p2p_poll) { /* else the contract's NULL: gasneti_boot_send says so */
+        ext_boot.p2p_send = ext_p2p_send;
+        ext_boot.p2p_recv = ext_p2p_recv;
+    }
     if (rank == 0 && gasnett_verboseenv())
         fprintf(stderr, WHO ": job %s of %d ranks, started by the %s spawner\n", ext_jobid, size, ext_name);
     return &ext_boot;

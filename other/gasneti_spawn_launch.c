@@ -1,6 +1,7 @@
 /* gasneti_spawn_launch.c: the launcher shared by the network conduits that start their
  * own jobs (udp, ofi). Starts the ranks of a job, serves their control connections (the
- * bootstrap collectives, exit and abort), ends the job and returns its exit status. Used
+ * bootstrap collectives, out-of-band messages relayed between ranks, exit and abort), ends
+ * the job and returns its exit status. Used
  * by the launchers (amudprun, gasnetrun_ofi: gasneti_run.c) and by a program run as
  * `prog N args...`; so it uses only libc (no library internals). Layer: other (spawners).
  *
@@ -493,6 +494,18 @@ static void serve_rank(int r) {
                 for (int i = 0; i < nranks; i++) send_msg(i, CTRL_ALL_EXITING, NULL, 0);
             }
             break;
+        case CTRL_P2P: { /* relayed with the sender in place of the destination */
+            uint32_t dest = UINT32_MAX, src = (uint32_t)r;
+            if (h.len >= 4) memcpy(&dest, data, 4);
+            if (dest >= (uint32_t)nranks) {
+                free(data);
+                rank_lost(r, "protocol error (an out-of-band message to no rank)");
+                return;
+            }
+            memcpy(data, &src, 4);
+            send_msg((int)dest, CTRL_P2P, data, h.len);
+            break;
+        }
         case CTRL_ABORT:
             ranks[r].exiting = 1; /* its leaving is expected now */
             abort_job(code, NULL);
@@ -634,43 +647,49 @@ static int launch_external(const char *which, int n, int argc, char **argv) {
 #endif
 }
 
-int gasneti_spawn_launch(const char *launcher, const char *conduit, int n, const char *spawnfn, int argc,
-                         char **argv, int verb) {
-    verbose = verb;
-    nranks = n;
-    me = launcher;
-    snprintf(envpfx, sizeof(envpfx), "GASNET_%s_", conduit);
-    if (!spawnfn || !*spawnfn) spawnfn = "L";
+/* ---- running a job (gasneti_spawn_launch, in the order it calls these) ---- */
+/* The spawner asked for and what it needs from the environment: its letter (L, S, C), or
+ * 0 after saying why it cannot be used. Fills the host list (GASNET_SSH_SERVERS). */
+static char check_spawner(const char *spawnfn, int n, char ***servers, int *nservers) {
     char spawn = spawn_letter(spawnfn);
-    if (!strcasecmp(spawnfn, "mpi") || !strcasecmp(spawnfn, "pmi")) return launch_external(spawnfn, n, argc, argv);
     if (!spawn) {
         say("spawn function '%s' unknown: use local or L (this host), ssh or S (GASNET_SSH_SERVERS), custom or C "
             "(GASNET_CSPAWN_CMD)", spawnfn);
-        return 1;
+        return 0;
     }
     if (n < 1) {
         say("the number of processes must be at least 1 (got %d)", n);
-        return 1;
+        return 0;
     }
-    char **servers = NULL;
-    int nservers = split_list(getenv("GASNET_SSH_SERVERS"), &servers);
-    if (spawn == 'S' && !nservers) {
+    *nservers = split_list(getenv("GASNET_SSH_SERVERS"), servers);
+    if (spawn == 'S' && !*nservers) {
         say("the ssh spawner (S) needs the hosts in GASNET_SSH_SERVERS");
-        return 1;
+        return 0;
     }
     if (spawn == 'C' && !(getenv("GASNET_CSPAWN_CMD") && *getenv("GASNET_CSPAWN_CMD"))) {
         say("the custom spawner (C) needs the command in GASNET_CSPAWN_CMD");
-        return 1;
+        return 0;
     }
+    return spawn;
+}
+
+/* The job's random key (ranks prove they belong with it) and its id (derived from the
+ * launcher's pid and the key: unique, usable in shared-memory names). 0 or -1. */
+static int make_job_key(void) {
     if (getrandom(&key, sizeof(key), 0) != sizeof(key)) {
         say("getrandom: %s", strerror(errno));
-        return 1;
+        return -1;
     }
     uint32_t rnd;
     memcpy(&rnd, (uint8_t *)&key + 4, 4);
     snprintf(jobid, sizeof(jobid), "%ld-%08x", (long)getpid(), rnd ^ 0x5bd1e995u);
+    return 0;
+}
 
-    /* the control port: loopback for L, every interface otherwise */
+/* The control port the ranks connect back to: on loopback for L, on every interface
+ * otherwise; master gets the host:port the ranks are told (GASNET_MASTERIP, else this
+ * host's name). The listening socket, or -1 after saying why. */
+static int open_control_port(char spawn, char *master, size_t masterlen) {
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a;
     memset(&a, 0, sizeof(a));
@@ -680,22 +699,26 @@ int gasneti_spawn_launch(const char *launcher, const char *conduit, int n, const
     if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 128) ||
         getsockname(lfd, (struct sockaddr *)&a, &al)) {
         say("cannot open a control port: %s", strerror(errno));
-        return 1;
+        return -1;
     }
     fcntl(lfd, F_SETFD, FD_CLOEXEC);
-    char master[300], hostname[256] = "localhost";
+    char hostname[256] = "localhost";
     const char *mip = getenv("GASNET_MASTERIP");
-    if (spawn != 'L') {
-        if (mip && *mip)
-            snprintf(hostname, sizeof(hostname), "%s", mip);
-        else
-            gethostname(hostname, sizeof(hostname) - 1);
-        snprintf(master, sizeof(master), "%s:%d", hostname, (int)ntohs(a.sin_port));
-    } else {
-        snprintf(master, sizeof(master), "127.0.0.1:%d", (int)ntohs(a.sin_port));
+    if (spawn == 'L') {
+        snprintf(master, masterlen, "127.0.0.1:%d", (int)ntohs(a.sin_port));
+        return lfd;
     }
-    if (verbose) say("job %s: %d ranks, spawn %c, control port %s", jobid, n, spawn, master);
+    if (mip && *mip)
+        snprintf(hostname, sizeof(hostname), "%s", mip);
+    else
+        gethostname(hostname, sizeof(hostname) - 1);
+    snprintf(master, masterlen, "%s:%d", hostname, (int)ntohs(a.sin_port));
+    return lfd;
+}
 
+/* SIGINT, SIGTERM, SIGHUP end the job (seen by the serve loop); a rank's closed
+ * connection must not kill the launcher (SIGPIPE). */
+static void catch_signals(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
@@ -704,109 +727,167 @@ int gasneti_spawn_launch(const char *launcher, const char *conduit, int n, const
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
 
-    ranks = calloc((size_t)n, sizeof(rank_t));
-    pending_t *pend = calloc((size_t)n + 16, sizeof(pending_t));
-    struct pollfd *pfd = calloc((size_t)(2 * n + 17), sizeof(struct pollfd));
+/* the serve loop's state: connections that have not said HELLO, and the poll set */
+static pending_t *pend;
+static int npend;
+static struct pollfd *pfd;
+
+/* The ranks and the serve loop's tables; then every rank started (a failed start aborts
+ * the job, whose serving then ends the ranks already started). 0, or -1 if out of memory. */
+static int start_ranks(char spawn, const char *master, int argc, char **argv, char **servers, int nservers) {
+    ranks = calloc((size_t)nranks, sizeof(rank_t));
+    pend = calloc((size_t)nranks + 16, sizeof(pending_t));
+    pfd = calloc((size_t)(2 * nranks + 17), sizeof(struct pollfd));
     if (!ranks || !pend || !pfd) {
         say("out of memory");
-        return 1;
+        return -1;
     }
-    for (int r = 0; r < n; r++) ranks[r].fd = ranks[r].pid = -1;
-    int npend = 0;
-    for (int r = 0; r < n && job_code < 0; r++)
+    for (int r = 0; r < nranks; r++) ranks[r].fd = ranks[r].pid = -1;
+    for (int r = 0; r < nranks && job_code < 0; r++)
         if (spawn_rank(r, spawn, master, argc, argv, servers, nservers)) abort_job(1, NULL);
-    double start = now_s();
-    const char *st = getenv(envname("SPAWN_TIMEOUT"));
-    double spawn_timeout = st && *st ? atof(st) : 60.0;
+    return 0;
+}
 
-    for (;;) {
-        int alive = 0;
-        for (int r = 0; r < n; r++) alive += ranks[r].pid > 0;
-        if (!alive) break;
-        if (got_signal && !kill_at) {
-            char why[80];
-            snprintf(why, sizeof(why), "got signal %d (%s)", (int)got_signal, strsignal(got_signal));
-            abort_job(128 + got_signal, why);
-            signal_children(SIGTERM);
+/* The job's clock, once per turn of the serve loop: a signal to the launcher aborts the
+ * job; an abort's grace periods run out (SIGTERM, then SIGKILL to the survivors); ranks
+ * that have not connected within spawn_timeout s of the start abort it. */
+static void check_deadlines(double t, double start, double spawn_timeout) {
+    if (got_signal && !kill_at) {
+        char why[80];
+        snprintf(why, sizeof(why), "got signal %d (%s)", (int)got_signal, strsignal(got_signal));
+        abort_job(128 + got_signal, why);
+        signal_children(SIGTERM);
+    }
+    if (term_at && t > term_at) {
+        signal_children(SIGTERM);
+        term_at = 0;
+    }
+    if (kill_at && t > kill_at) signal_children(SIGKILL);
+    if (nconnected < nranks && !kill_at && t - start > spawn_timeout) {
+        char why[120];
+        snprintf(why, sizeof(why), "only %d of %d ranks connected within %.0f s (%sSPAWN_TIMEOUT)", nconnected,
+                 nranks, spawn_timeout, envpfx);
+        abort_job(1, why);
+    }
+}
+
+/* Ranks whose connection closed unannounced and whose process still runs LOST_WAIT_S
+ * later (connection_lost) are lost. */
+static void check_lost(void) {
+    for (int r = 0; r < nranks; r++)
+        if (ranks[r].lost_at && ranks[r].pid > 0 && now_s() - ranks[r].lost_at > LOST_WAIT_S) {
+            ranks[r].lost_at = 0;
+            rank_lost(r, conn_lost);
         }
-        double t = now_s();
-        if (term_at && t > term_at) {
-            signal_children(SIGTERM);
-            term_at = 0;
-        }
-        if (kill_at && t > kill_at) signal_children(SIGKILL);
-        if (nconnected < n && !kill_at && t - start > spawn_timeout) {
-            char why[120];
-            snprintf(why, sizeof(why), "only %d of %d ranks connected within %.0f s (%sSPAWN_TIMEOUT)",
-                     nconnected, n, spawn_timeout, envpfx);
-            abort_job(1, why);
-        }
-        int np = 0, npend_polled = npend;
-        pfd[np++] = (struct pollfd){lfd, POLLIN, 0};
-        for (int i = 0; i < npend; i++) pfd[np++] = (struct pollfd){pend[i].fd, POLLIN, 0};
-        for (int r = 0; r < n; r++)
-            if (ranks[r].fd >= 0) pfd[np++] = (struct pollfd){ranks[r].fd, POLLIN, 0};
-        int rc = poll(pfd, (nfds_t)np, 20);
-        reap();
-        for (int r = 0; r < n; r++)
-            if (ranks[r].lost_at && ranks[r].pid > 0 && now_s() - ranks[r].lost_at > LOST_WAIT_S) {
-                ranks[r].lost_at = 0;
-                rank_lost(r, conn_lost);
-            }
-        if (rc < 0) continue; /* EINTR: a signal, seen at the top */
-        /* connections that have not said who they are, from the last (so that removing
-         * one by moving the last into its place leaves the ones still to look at alone) */
-        for (int i = npend - 1; i >= 0; i--) {
-            short ev = pfd[1 + i].revents;
-            if (ev & (POLLIN | POLLHUP | POLLERR)) {
-                ssize_t got = read(pend[i].fd, pend[i].buf + pend[i].got, sizeof(pend[i].buf) - pend[i].got);
-                if (got <= 0) {
-                    refused++;
-                    if (verbose) say("a control connection closed before saying who it is (%lu refused)", refused);
-                    close(pend[i].fd);
-                } else if ((pend[i].got += (size_t)got) == sizeof(pend[i].buf)) {
-                    accept_hello(&pend[i], spawn);
-                } else {
-                    continue;
-                }
-            } else if (t - pend[i].since > 10.0) { /* says nothing: not one of ours */
+}
+
+/* Connections that have not said who they are (pfd[1 + i] for pend[i]): read their HELLO
+ * as it comes; a complete one is accepted or refused (accept_hello), one that closes or
+ * says nothing for 10 s is refused. From the last, so that removing one by moving the
+ * last into its place leaves the ones still to look at alone. */
+static void serve_pending(int npolled, char spawn, double t) {
+    for (int i = npolled - 1; i >= 0; i--) {
+        short ev = pfd[1 + i].revents;
+        if (ev & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t got = read(pend[i].fd, pend[i].buf + pend[i].got, sizeof(pend[i].buf) - pend[i].got);
+            if (got <= 0) {
                 refused++;
+                if (verbose) say("a control connection closed before saying who it is (%lu refused)", refused);
                 close(pend[i].fd);
+            } else if ((pend[i].got += (size_t)got) == sizeof(pend[i].buf)) {
+                accept_hello(&pend[i], spawn);
             } else {
                 continue;
             }
-            pend[i] = pend[--npend];
+        } else if (t - pend[i].since > 10.0) { /* says nothing: not one of ours */
+            refused++;
+            close(pend[i].fd);
+        } else {
+            continue;
         }
-        int k = 1 + npend_polled;
-        for (; k < np; k++) {
+        pend[i] = pend[--npend];
+    }
+}
+
+/* A new connection on the control port joins the pending ones (at most nranks + 16). */
+static void accept_connection(int lfd, double t) {
+    int fd = accept(lfd, NULL, NULL);
+    if (fd < 0) return;
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (npend < nranks + 16) {
+        pend[npend++] = (pending_t){fd, 0, {0}, t};
+    } else {
+        refused++;
+        close(fd);
+    }
+}
+
+/* Serve the job until every process started has ended: each turn checks the clock, polls
+ * the control port, the pending connections and the ranks' connections (20 ms at most),
+ * reaps ended processes, then serves what the poll found. */
+static void serve_job(int lfd, char spawn, double start, double spawn_timeout) {
+    for (;;) {
+        int alive = 0;
+        for (int r = 0; r < nranks; r++) alive += ranks[r].pid > 0;
+        if (!alive) return;
+        double t = now_s();
+        check_deadlines(t, start, spawn_timeout);
+        int np = 0, npolled = npend;
+        pfd[np++] = (struct pollfd){lfd, POLLIN, 0};
+        for (int i = 0; i < npend; i++) pfd[np++] = (struct pollfd){pend[i].fd, POLLIN, 0};
+        for (int r = 0; r < nranks; r++)
+            if (ranks[r].fd >= 0) pfd[np++] = (struct pollfd){ranks[r].fd, POLLIN, 0};
+        int rc = poll(pfd, (nfds_t)np, 20);
+        reap();
+        check_lost();
+        if (rc < 0) continue; /* EINTR: a signal, seen at the top */
+        serve_pending(npolled, spawn, t);
+        for (int k = 1 + npolled; k < np; k++) {
             if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             int r = 0;
-            while (r < n && ranks[r].fd != pfd[k].fd) r++;
-            if (r < n) serve_rank(r);
+            while (r < nranks && ranks[r].fd != pfd[k].fd) r++;
+            if (r < nranks) serve_rank(r);
         }
-        if (pfd[0].revents & POLLIN) {
-            int fd = accept(lfd, NULL, NULL);
-            if (fd >= 0) {
-                fcntl(fd, F_SETFD, FD_CLOEXEC);
-                int one = 1;
-                setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-                if (npend < n + 16) {
-                    pend[npend] = (pending_t){fd, 0, {0}, t};
-                    npend++;
-                } else {
-                    refused++;
-                    close(fd);
-                }
-            }
-        }
+        if (pfd[0].revents & POLLIN) accept_connection(lfd, t);
     }
+}
+
+/* After the last process ended: close every connection and the port, remove the shared
+ * memory the job may have left, and give the job's status: an abort's code, else the
+ * first non-zero exit code, else 0. */
+static int finish_job(int lfd) {
     reap();
     for (int i = 0; i < npend; i++) close(pend[i].fd);
-    for (int r = 0; r < n; r++)
+    for (int r = 0; r < nranks; r++)
         if (ranks[r].fd >= 0) close(ranks[r].fd);
     close(lfd);
     remove_job_shm();
     if (verbose || refused) say("%lu control connection(s) refused (wrong key, rank or protocol)", refused);
     return job_code >= 0 ? job_code : first_nonzero;
+}
+
+int gasneti_spawn_launch(const char *launcher, const char *conduit, int n, const char *spawnfn, int argc,
+                         char **argv, int verb) {
+    verbose = verb;
+    nranks = n;
+    me = launcher;
+    snprintf(envpfx, sizeof(envpfx), "GASNET_%s_", conduit);
+    if (!spawnfn || !*spawnfn) spawnfn = "L";
+    if (!strcasecmp(spawnfn, "mpi") || !strcasecmp(spawnfn, "pmi")) return launch_external(spawnfn, n, argc, argv);
+    char **servers = NULL, master[300];
+    int nservers = 0;
+    char spawn = check_spawner(spawnfn, n, &servers, &nservers);
+    if (!spawn || make_job_key()) return 1;
+    int lfd = open_control_port(spawn, master, sizeof(master));
+    if (lfd < 0) return 1;
+    if (verbose) say("job %s: %d ranks, spawn %c, control port %s", jobid, n, spawn, master);
+    catch_signals();
+    if (start_ranks(spawn, master, argc, argv, servers, nservers)) return 1;
+    const char *st = getenv(envname("SPAWN_TIMEOUT"));
+    serve_job(lfd, spawn, now_s(), st && *st ? atof(st) : 60.0);
+    return finish_job(lfd);
 }

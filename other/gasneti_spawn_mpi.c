@@ -8,8 +8,10 @@
  * finalized. Otherwise MPI is initialized at MPI_THREAD_SERIALIZED (the library calls the
  * plugin from one thread at a time) and finalized after a normal exit. The exit
  * collective is an MPI_Ibarrier on a second duplicate; an abort is MPI_Abort, after which
- * mpirun ends every rank and the job with the code. */
+ * mpirun ends every rank and the job with the code. Out-of-band messages go on a third
+ * duplicate (gasneti_mpi_p2p.c). */
 #include "gasneti_spawn_plugin.h"
+#include "gasneti_mpi_p2p.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -18,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static MPI_Comm boot_comm = MPI_COMM_NULL, exit_comm = MPI_COMM_NULL;
+static MPI_Comm boot_comm = MPI_COMM_NULL, exit_comm = MPI_COMM_NULL, p2p_comm = MPI_COMM_NULL;
 static MPI_Request exit_req = MPI_REQUEST_NULL;
 static int we_initialized, exit_done;
 static char *errbuf;
@@ -46,8 +48,10 @@ static int mpi_init(int *argc, char ***argv, int *rank, int *size, char *jobid, 
     /* errors come back as codes, reported with the call that failed */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (check(MPI_Comm_dup(MPI_COMM_WORLD, &boot_comm), "MPI_Comm_dup") ||
-        check(MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm), "MPI_Comm_dup"))
+        check(MPI_Comm_dup(MPI_COMM_WORLD, &exit_comm), "MPI_Comm_dup") ||
+        check(MPI_Comm_dup(MPI_COMM_WORLD, &p2p_comm), "MPI_Comm_dup"))
         return -1;
+    MPI_Comm_set_errhandler(p2p_comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(boot_comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(exit_comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(boot_comm, rank);
@@ -98,6 +102,14 @@ static void mpi_abort(int code, const char *why) {
     _exit(code);
 }
 
+static int mpi_p2p_send(int dest, const void *buf, size_t len) {
+    return check(gasneti_mpi_p2p_send(p2p_comm, dest, buf, len), "MPI_Isend (out-of-band message)");
+}
+
+static int mpi_p2p_poll(void **msg, int *src, size_t *len) {
+    return check(gasneti_mpi_p2p_poll(p2p_comm, msg, src, len), "MPI_Iprobe/MPI_Recv (out-of-band message)");
+}
+
 static void mpi_fini(void) {
     int fin = 0;
     MPI_Finalized(&fin);
@@ -106,4 +118,4 @@ static void mpi_fini(void) {
 
 const gasneti_spawn_plugin_t gasneti_spawn_plugin = {
     GASNETI_SPAWN_PLUGIN_VERSION, "mpi",          mpi_init,      mpi_barrier, mpi_allgather, mpi_bcast,
-    mpi_exit_begin,               mpi_exit_test, mpi_abort, mpi_fini};
+    mpi_exit_begin,               mpi_exit_test, mpi_abort, mpi_fini,    mpi_p2p_send,  mpi_p2p_poll};

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#define GASNETI_SPAWN_PLUGIN_VERSION 1
+#define GASNETI_SPAWN_PLUGIN_VERSION 2
 #define GASNETI_SPAWN_PLUGIN_SYMBOL "gasneti_spawn_plugin"
 
 typedef struct {
@@ -38,6 +38,12 @@ typedef struct {
     void (*abort)(int code, const char *why);
     /* After exit_test said 1: leave the job (MPI_Finalize, PMIx_Finalize). */
     void (*fini)(void);
+    /* Out-of-band messages (the bootstrap's p2p_send/p2p_recv), NULL if the plugin has
+     * none. p2p_send: len bytes to rank dest, copied, without waiting for dest; order per
+     * (sender, receiver) kept. p2p_poll: never blocks; *msg a malloc'd message that has
+     * arrived, its sender and length, or NULL if none has. */
+    int (*p2p_send)(int dest, const void *buf, size_t len);
+    int (*p2p_poll)(void **msg, int *src, size_t *len);
 } gasneti_spawn_plugin_t;
 
 #endif

@@ -149,4 +149,4 @@ static void pmi_fini(void) { PMIx_Finalize(NULL, 0); }
 
 const gasneti_spawn_plugin_t gasneti_spawn_plugin = {
     GASNETI_SPAWN_PLUGIN_VERSION, "pmi",          pmi_init,      pmi_barrier, pmi_allgather, pmi_bcast,
-    pmi_exit_begin,               pmi_exit_test, pmi_abort, pmi_fini};
+    pmi_exit_begin,               pmi_exit_test, pmi_abort, pmi_fini,    NULL,          NULL};

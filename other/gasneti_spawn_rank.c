@@ -7,7 +7,8 @@
  * A process started by a launcher (GASNET_<C>_MASTER set) connects back, says HELLO with
  * the job key, learns the job size and id, takes the launcher's environment (ranks not
  * started by fork), and starts a control thread that is the only reader of the
- * connection: it hands collective results to the waiting thread, notes ALL_EXITING, and
+ * connection: it hands collective results to the waiting thread, queues out-of-band
+ * messages (relayed by the launcher) for p2p_recv, notes ALL_EXITING, and
  * on ABORT (or the launcher's loss) makes the process leave through the core's SIGQUIT
  * path with the job's code (or _exits 2 s later if that did not end it).
  * A process started by mpirun or a PMIx launcher with the mpi or pmi spawner asked for
@@ -61,13 +62,17 @@ static int io_all(int fd, void *buf, size_t len, int wr) {
     return 0;
 }
 
-static int send_ctrl(uint32_t type, const void *data, uint32_t len) {
-    ctrl_hdr_t h = {type, len};
+/* one message: a prefix of plen bytes (a destination, a length), then len bytes */
+static int send_ctrl2(uint32_t type, const void *pre, uint32_t plen, const void *data, uint32_t len) {
+    ctrl_hdr_t h = {type, plen + len};
     pthread_mutex_lock(&wlock);
-    int rc = io_all(ctrl, &h, sizeof(h), 1) || (len && io_all(ctrl, (void *)data, len, 1));
+    int rc = io_all(ctrl, &h, sizeof(h), 1) || (plen && io_all(ctrl, (void *)pre, plen, 1)) ||
+             (len && io_all(ctrl, (void *)data, len, 1));
     pthread_mutex_unlock(&wlock);
     return rc;
 }
+
+static int send_ctrl(uint32_t type, const void *data, uint32_t len) { return send_ctrl2(type, NULL, 0, data, len); }
 
 /* a whole message; *data malloc'd (NULL if len 0). 0 or -1 on EOF/error */
 static int recv_ctrl(ctrl_hdr_t *h, uint8_t **data) {
@@ -89,6 +94,14 @@ GASNETI_NORETURN static void leave_job(int code) {
     kill(getpid(), SIGQUIT); /* the core's quit_handler: flush, _exit(abort_code()) */
     sleep(2);
     _exit(code);
+}
+
+/* CTRL_P2P from the launcher: uint32 sender, then the message; queued for p2p_recv */
+static void p2p_arrived(const uint8_t *data, uint32_t len) {
+    uint32_t src;
+    if (len < 4) return;
+    memcpy(&src, data, 4);
+    gasneti_boot_msgq_put((gex_Rank_t)src, data + 4, len - 4);
 }
 
 static void *control_thread(void *arg) {
@@ -118,6 +131,7 @@ static void *control_thread(void *arg) {
                 pthread_mutex_unlock(&mlock);
                 data = NULL;
                 break;
+            case CTRL_P2P: p2p_arrived(data, h.len); break;
             case CTRL_ALL_EXITING: __atomic_store_n(&all_exiting_flag, 1, __ATOMIC_RELEASE); break;
             case CTRL_PEER_EXITING:
                 if (h.len >= 8) {
@@ -135,9 +149,9 @@ static void *control_thread(void *arg) {
 }
 
 /* ---- the bootstrap ---- */
-/* One collective round: contribute len bytes, get every rank's contribution in rank order. */
-static uint8_t *round_trip(const void *src, uint32_t len, uint32_t *outlen) {
-    if (send_ctrl(CTRL_EXCH, src, len)) leave_job(1);
+/* One collective round: contribute plen + len bytes, get every rank's contribution in rank order. */
+static uint8_t *round_trip2(const void *pre, uint32_t plen, const void *src, uint32_t len, uint32_t *outlen) {
+    if (send_ctrl2(CTRL_EXCH, pre, plen, src, len)) leave_job(1);
     pthread_mutex_lock(&mlock);
     while (!have_result) pthread_cond_wait(&mcond, &mlock);
     uint8_t *r = result;
@@ -146,6 +160,10 @@ static uint8_t *round_trip(const void *src, uint32_t len, uint32_t *outlen) {
     result = NULL;
     pthread_mutex_unlock(&mlock);
     return r;
+}
+
+static uint8_t *round_trip(const void *src, uint32_t len, uint32_t *outlen) {
+    return round_trip2(NULL, 0, src, len, outlen);
 }
 
 static void spawn_barrier(void) {
@@ -170,6 +188,30 @@ static void spawn_broadcast(void *buf, size_t len, gex_Rank_t root) {
     free(all);
 }
 
+/* each rank contributes its length (uint32) and its bytes; the launcher concatenates */
+static void *spawn_exchange_v(const void *src, size_t len, size_t *lens) {
+    if (len > (1u << 30)) gasneti_fatalerror(WHO ": bootstrap exchange_v of %zu bytes (at most 1 GiB)", len);
+    uint32_t l32 = (uint32_t)len, n;
+    uint8_t *all = round_trip2(&l32, sizeof(l32), src, l32, &n);
+    uint32_t off = 0, out = 0;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) { /* compact in place: drop the lengths */
+        if (n - off < 4) gasneti_fatalerror(WHO ": bootstrap exchange_v: a short result (%u bytes)", n);
+        memcpy(&l32, all + off, 4);
+        if (n - off - 4 < l32) gasneti_fatalerror(WHO ": bootstrap exchange_v: a short result (%u bytes)", n);
+        memmove(all + out, all + off + 4, l32);
+        lens[r] = l32;
+        off += 4 + l32;
+        out += l32;
+    }
+    return all;
+}
+
+/* through the launcher, which relays it to dest's control connection (CTRL_P2P) */
+static void spawn_p2p_send(gex_Rank_t dest, const void *buf, size_t len) {
+    uint32_t d = dest;
+    if (send_ctrl2(CTRL_P2P, &d, sizeof(d), buf, (uint32_t)len)) leave_job(1);
+}
+
 static void spawn_exit_notify(int code, int collective) {
     int32_t c[2] = {code, (int32_t)__atomic_load_n(&gasneti_barriers_started, __ATOMIC_ACQUIRE)};
     send_ctrl(collective ? CTRL_EXITING : CTRL_ABORT, c, collective ? sizeof(c) : sizeof(c[0]));
@@ -192,7 +234,8 @@ static int spawn_peer_exiting(uint32_t *barriers) {
 static gasneti_bootstrap_t spawn_boot = {GASNETC_NAME "-control", spawn_barrier,      spawn_exchange,
                                          spawn_broadcast,         spawn_exit_notify,  spawn_all_exiting,
                                          spawn_abort_code,        jobid,              NULL,
-                                         spawn_peer_exiting};
+                                         spawn_peer_exiting,      spawn_exchange_v,   spawn_p2p_send,
+                                         gasneti_boot_msgq_take};
 
 /* ---- start-up ---- */
 static void self_spawn(int *argc, char ***argv) {

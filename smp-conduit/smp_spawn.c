@@ -2,7 +2,8 @@
  * becomes a monitor that forks GASNET_PSHM_NODES ranks and waits: it reaps them, ends
  * the job when one dies or aborts, removes any shared memory a crash left behind, and
  * exits with the job's status. Bootstrap collectives go through a small anonymous
- * shared mapping made before the fork.
+ * shared mapping made before the fork; so do out-of-band messages (p2p_send), through a
+ * ring per receiving rank in the same mapping (its pages are touched only when used).
  * Layer: smp-conduit. */
 #include "conduit_contract.h"
 
@@ -31,8 +32,20 @@ typedef struct {
     uint32_t barriers[SMP_MAX_NODES]; /* gasneti_barriers_started of an exiting rank */
 } region_t;
 
+/* A rank's ring of arrived out-of-band messages: records of {uint32 sender, uint32
+ * length, the bytes, padded to 8}, written by any rank under the lock, read by its owner.
+ * The room for two of the largest: a sender waits (reading its own ring meanwhile, so two
+ * ranks sending to each other cannot both wait) while the receiver has not read it. */
+#define RING_BYTES (2 * GASNETI_BOOT_MSG_MAX + 64)
+typedef struct {
+    int lock;
+    uint64_t head, tail; /* bytes read, bytes written (ever) */
+    uint8_t buf[RING_BYTES];
+} ring_t;
+
 static region_t *reg;
 static uint8_t *exch; /* [nranks][EXCH_BYTES] */
+static ring_t *rings; /* [nranks] */
 
 static void backoff(unsigned *spins) {
     if (++*spins < 200) __builtin_ia32_pause();
@@ -75,6 +88,69 @@ static void smp_broadcast(void *buf, size_t len, gex_Rank_t root) {
     }
 }
 
+static void *smp_exchange_v(const void *src, size_t len, size_t *lens) {
+    return gasneti_boot_exchange_v_padded(smp_exchange, src, len, lens);
+}
+
+static void ring_lock(ring_t *g) {
+    unsigned spins = 0;
+    while (__atomic_exchange_n(&g->lock, 1, __ATOMIC_ACQUIRE)) backoff(&spins);
+}
+static void ring_unlock(ring_t *g) { __atomic_store_n(&g->lock, 0, __ATOMIC_RELEASE); }
+
+/* n bytes between buf and the ring at byte position pos (wrapping) */
+static void ring_copy(ring_t *g, uint64_t pos, void *buf, size_t n, int in) {
+    size_t at = (size_t)(pos % RING_BYTES), first = n < RING_BYTES - at ? n : RING_BYTES - at;
+    uint8_t *p = buf;
+    if (in) memcpy(g->buf + at, p, first), memcpy(g->buf, p + first, n - first);
+    else memcpy(p, g->buf + at, first), memcpy(p + first, g->buf, n - first);
+}
+
+/* move what has arrived in this rank's ring to the queue p2p_recv takes from */
+static void ring_drain(void) {
+    ring_t *g = &rings[gasneti_mynode];
+    if (__atomic_load_n(&g->head, __ATOMIC_ACQUIRE) == __atomic_load_n(&g->tail, __ATOMIC_ACQUIRE)) return;
+    static uint8_t *tmp; /* under the ring's lock */
+    ring_lock(g);
+    if (!tmp && !(tmp = malloc(GASNETI_BOOT_MSG_MAX))) gasneti_fatalerror("smp-conduit: out of memory");
+    while (g->head != g->tail) {
+        uint32_t hdr[2];
+        ring_copy(g, g->head, hdr, sizeof(hdr), 0);
+        ring_copy(g, g->head + sizeof(hdr), tmp, hdr[1], 0);
+        gasneti_boot_msgq_put(hdr[0], tmp, hdr[1]);
+        __atomic_store_n(&g->head, g->head + sizeof(hdr) + ((hdr[1] + 7u) & ~7u), __ATOMIC_RELEASE);
+    }
+    ring_unlock(g);
+}
+
+static void smp_p2p_send(gex_Rank_t dest, const void *buf, size_t len) {
+    ring_t *g = &rings[dest];
+    uint32_t hdr[2] = {gasneti_mynode, (uint32_t)len};
+    uint64_t need = sizeof(hdr) + ((len + 7) & ~(size_t)7);
+    unsigned spins = 0;
+    for (;;) {
+        ring_lock(g);
+        if (RING_BYTES - (g->tail - g->head) >= need) break;
+        ring_unlock(g);
+        ring_drain();
+        backoff(&spins);
+    }
+    ring_copy(g, g->tail, hdr, sizeof(hdr), 1);
+    ring_copy(g, g->tail + sizeof(hdr), (void *)buf, len, 1);
+    __atomic_store_n(&g->tail, g->tail + need, __ATOMIC_RELEASE);
+    ring_unlock(g);
+}
+
+static void *smp_p2p_recv(gex_Rank_t *src, size_t *len, int block) {
+    unsigned spins = 0;
+    for (;;) {
+        ring_drain();
+        void *m = gasneti_boot_msgq_take(src, len, 0);
+        if (m || !block) return m;
+        backoff(&spins);
+    }
+}
+
 static void smp_exit_notify(int code, int collective) {
     if (collective) {
         reg->code[gasneti_mynode] = code;
@@ -108,8 +184,10 @@ static int smp_peer_exiting(uint32_t *barriers) {
     return code;
 }
 
-static gasneti_bootstrap_t smp_boot = {"smp-fork",     smp_barrier,    smp_exchange, smp_broadcast, smp_exit_notify,
-                                       smp_all_exiting, smp_abort_code, NULL,         NULL,          smp_peer_exiting};
+static gasneti_bootstrap_t smp_boot = {"smp-fork",      smp_barrier,    smp_exchange,   smp_broadcast,
+                                       smp_exit_notify, smp_all_exiting, smp_abort_code, NULL,
+                                       NULL,            smp_peer_exiting, smp_exchange_v, smp_p2p_send,
+                                       smp_p2p_recv};
 
 /* ---------------------------------------------------------------------------------
  * The monitor
@@ -198,11 +276,13 @@ gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
         if (*end || end == v || n < 1 || n > SMP_MAX_NODES)
             gasneti_launch_error("GASNET_PSHM_NODES=%s: must be an integer from 1 to %d", v, SMP_MAX_NODES);
     }
-    size_t bytes = sizeof(region_t) + (size_t)n * EXCH_BYTES;
+    size_t rings_at = (sizeof(region_t) + (size_t)n * EXCH_BYTES + 63) & ~(size_t)63;
+    size_t bytes = rings_at + (size_t)n * sizeof(ring_t);
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) gasneti_launch_error("cannot map %zu bytes of shared memory: %s", bytes, strerror(errno));
     reg = p;
     exch = (uint8_t *)p + sizeof(region_t);
+    rings = (ring_t *)((uint8_t *)p + rings_at);
     reg->nranks = (int)n;
     reg->job_code = -1;
     struct timespec ts;

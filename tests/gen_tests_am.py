@@ -49,6 +49,7 @@ TESTS = [
     ("test_stress", ["test_stress.c", "test_util.h"]),
     ("test_multiep", ["test_multiep.c", "test_util.h"]),
     ("test_released_api", ["test_released_api.c", "test_released_api_hdr.c", "test_util.h"]),
+    ("test_bootstrap", ["test_bootstrap.c", "test_util.h"]),
     # (name, sources, conduits): built only for these conduits
     ("test_mpi_interop", ["test_mpi_interop.c", "test_util.h"], ["mpi"]),
 ]
