@@ -71,6 +71,9 @@ static void ext_p2p_send(gex_Rank_t dest, const void *buf, size_t len) {
     if (rc) plugin_failed("out-of-band send");
 }
 
+/* a message the plugin's thread has read (p2p_listen) */
+static void ext_deliver(int src, const void *msg, size_t len) { gasneti_boot_msgq_put((gex_Rank_t)src, msg, len); }
+
 /* A poll that finds the plugin busy (a collective in progress on another thread) says
  * nothing has arrived rather than wait for it: gasnetc_poll must not block. */
 static void *ext_p2p_recv(gex_Rank_t *src, size_t *len, int block) {
@@ -168,7 +171,12 @@ gasneti_bootstrap_t *gasneti_spawn_ext_init(const char *which, int *argc, char *
     gasneti_mynode = (gex_Rank_t)rank;
     gasneti_nodes = (gex_Rank_t)size;
     ext_boot.name = plug->name;
-    if (plug->p2p_send && plug->p2p_poll) { /* else the contract's NULL: gasneti_boot_send says so */
+    if (plug->p2p_send && plug->p2p_listen) { /* arrivals on the plugin's thread, into the core's queue */
+        if (plug->p2p_listen(ext_deliver))
+            gasneti_launch_error(WHO ": the %s spawner's out-of-band messages cannot start: %s", ext_name, perr);
+        ext_boot.p2p_send = ext_p2p_send;
+        ext_boot.p2p_recv = gasneti_boot_msgq_take;
+    } else if (plug->p2p_send && plug->p2p_poll) { /* else the contract's NULL: gasneti_boot_send says so */
         ext_boot.p2p_send = ext_p2p_send;
         ext_boot.p2p_recv = ext_p2p_recv;
     }

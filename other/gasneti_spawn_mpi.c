@@ -118,4 +118,5 @@ static void mpi_fini(void) {
 
 const gasneti_spawn_plugin_t gasneti_spawn_plugin = {
     GASNETI_SPAWN_PLUGIN_VERSION, "mpi",          mpi_init,      mpi_barrier, mpi_allgather, mpi_bcast,
-    mpi_exit_begin,               mpi_exit_test, mpi_abort, mpi_fini,    mpi_p2p_send,  mpi_p2p_poll};
+    mpi_exit_begin,               mpi_exit_test, mpi_abort, mpi_fini,    mpi_p2p_send,  mpi_p2p_poll,
+    NULL};

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#define GASNETI_SPAWN_PLUGIN_VERSION 2
+#define GASNETI_SPAWN_PLUGIN_VERSION 3
 #define GASNETI_SPAWN_PLUGIN_SYMBOL "gasneti_spawn_plugin"
 
 typedef struct {
@@ -38,12 +38,16 @@ typedef struct {
     void (*abort)(int code, const char *why);
     /* After exit_test said 1: leave the job (MPI_Finalize, PMIx_Finalize). */
     void (*fini)(void);
-    /* Out-of-band messages (the bootstrap's p2p_send/p2p_recv), NULL if the plugin has
-     * none. p2p_send: len bytes to rank dest, copied, without waiting for dest; order per
-     * (sender, receiver) kept. p2p_poll: never blocks; *msg a malloc'd message that has
-     * arrived, its sender and length, or NULL if none has. */
+    /* Out-of-band messages (the bootstrap's p2p_send/p2p_recv). p2p_send: len bytes to
+     * rank dest, copied, without waiting for dest; order per (sender, receiver) kept.
+     * Arrivals come one of two ways: p2p_poll (mpi), which never blocks: *msg a malloc'd
+     * message that has arrived, its sender and length, or NULL if none has; or p2p_listen
+     * (pmi), called once right after init, before any collective: the plugin's own thread
+     * then calls deliver (which copies) for each message, in order per sender. The slot
+     * of the way not taken is NULL. */
     int (*p2p_send)(int dest, const void *buf, size_t len);
     int (*p2p_poll)(void **msg, int *src, size_t *len);
+    int (*p2p_listen)(void (*deliver)(int src, const void *msg, size_t len));
 } gasneti_spawn_plugin_t;
 
 #endif

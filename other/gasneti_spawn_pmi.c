@@ -7,8 +7,16 @@
  * Exchange (and broadcast): each rank puts its bytes under a key numbered by the round,
  * commits, and a fence that collects the data makes every rank's value readable; the
  * barrier is a fence without data. The exit collective is a non-blocking fence; an abort
- * is PMIx_Abort, which makes the launcher end every rank and the job with the code. */
+ * is PMIx_Abort, which makes the launcher end every rank and the job with the code.
+ *
+ * Out-of-band messages: PMIx moves data only at fences every rank joins, so they go over
+ * TCP (gasneti_tcp_p2p.c): p2p_listen opens this rank's port and puts its card (address,
+ * port, key) under gasnet.p2p, committed before the first collective, whose fence makes
+ * it readable; a rank's first message to another gets that card with PMIx_Get (no fence
+ * of its own). The receiver thread hands messages to the library's deliver; fini closes
+ * the sockets and joins the thread. */
 #include "gasneti_spawn_plugin.h"
+#include "gasneti_tcp_p2p.h"
 
 #include <pmix.h>
 #include <stdint.h>
@@ -128,6 +136,35 @@ static int pmi_bcast(void *buf, size_t len, int root) {
     return i_am_root ? 0 : get_value(key, root, buf, len);
 }
 
+#define CARD_KEY "gasnet.p2p"
+static int p2p_open;
+
+static int card_of(int r, gasneti_tcp_p2p_card_t *card) { return get_value(CARD_KEY, r, card, sizeof(*card)); }
+
+static void p2p_failed(const char *why) {
+    fprintf(stderr, "gasnet-spawn-pmi: rank %u: %s\n", (unsigned)me.rank, why);
+    PMIx_Abort(1, why, NULL, 0);
+    _exit(1);
+}
+
+static int pmi_p2p_listen(void (*deliver)(int src, const void *msg, size_t len)) {
+    gasneti_tcp_p2p_ops_t ops = {(int)me.rank, job_size, card_of, deliver, p2p_failed, errbuf, errlen};
+    gasneti_tcp_p2p_card_t card;
+    if (gasneti_tcp_p2p_open(&ops, &card)) return -1;
+    p2p_open = 1;
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_BYTE_OBJECT;
+    v.data.bo.bytes = (char *)&card;
+    v.data.bo.size = sizeof(card);
+    return check(PMIx_Put(PMIX_GLOBAL, CARD_KEY, &v), "PMIx_Put (out-of-band card)") ||
+                   check(PMIx_Commit(), "PMIx_Commit")
+               ? -1
+               : 0;
+}
+
+static int pmi_p2p_send(int dest, const void *buf, size_t len) { return gasneti_tcp_p2p_send(dest, buf, len); }
+
 static void exit_done_cb(pmix_status_t status, void *cbdata) {
     (void)status, (void)cbdata;
     __atomic_store_n(&exit_flag, 1, __ATOMIC_RELEASE);
@@ -145,8 +182,13 @@ static void pmi_abort(int code, const char *why) {
     _exit(code);
 }
 
-static void pmi_fini(void) { PMIx_Finalize(NULL, 0); }
+static void pmi_fini(void) {
+    if (p2p_open) gasneti_tcp_p2p_close();
+    p2p_open = 0;
+    PMIx_Finalize(NULL, 0);
+}
 
 const gasneti_spawn_plugin_t gasneti_spawn_plugin = {
     GASNETI_SPAWN_PLUGIN_VERSION, "pmi",          pmi_init,      pmi_barrier, pmi_allgather, pmi_bcast,
-    pmi_exit_begin,               pmi_exit_test, pmi_abort, pmi_fini,    NULL,          NULL};
+    pmi_exit_begin,               pmi_exit_test, pmi_abort, pmi_fini,    pmi_p2p_send,  NULL,
+    pmi_p2p_listen};

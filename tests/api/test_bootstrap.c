@@ -13,9 +13,7 @@
  *   `test_bootstrap baddest`: rank 0 sends to rank gasneti_nodes (one past the last):
  *     the job must end with a message saying the rank is out of range
  *     (tests/api/test_bootstrap.sh checks it).
- * A bootstrap without p2p (the pmi spawner's) fails unless TEST_BOOTSTRAP_NO_P2P=1 says
- * that is expected; then only exchange_v is checked here, and the driver checks that a
- * send fails naming the bootstrap.
+ * Every bootstrap must have p2p (the pmi spawner's over its own TCP connections).
  * Layer: tests (calls the core's bootstrap entry points: an internal header). */
 #include "test_util.h"
 #include "conduit_contract.h"
@@ -170,10 +168,8 @@ int main(int argc, char **argv) {
     for (gex_Rank_t r = 0; r < test_size; r++) CHECK_EQ(lens[r], 0);
     free(none);
     if (lens != lens1) free(lens);
-    int no_p2p = getenv("TEST_BOOTSTRAP_NO_P2P") && atoi(getenv("TEST_BOOTSTRAP_NO_P2P"));
-    CHECKF((gasneti_boot->p2p_send == NULL) == no_p2p, "the %s bootstrap %s p2p (TEST_BOOTSTRAP_NO_P2P=%d)",
-           gasneti_boot->name, gasneti_boot->p2p_send ? "has" : "lacks", no_p2p);
-    if (!no_p2p) check_p2p();
-    test_finish("exchange_v (0 to %u bytes per rank) and %s, over %s", 70000 + 13 * (unsigned)(test_size - 1),
-                no_p2p ? "no p2p (as expected)" : "4 p2p messages per pair while AMs flow", gasneti_boot->name);
+    CHECKF(gasneti_boot->p2p_send && gasneti_boot->p2p_recv, "the %s bootstrap has no p2p", gasneti_boot->name);
+    check_p2p();
+    test_finish("exchange_v (0 to %u bytes per rank) and 4 p2p messages per pair while AMs flow, over %s",
+                70000 + 13 * (unsigned)(test_size - 1), gasneti_boot->name);
 }

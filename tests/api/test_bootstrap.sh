@@ -4,8 +4,7 @@
 #   test_bootstrap.sh GASNET_RUN CONDUIT N PROG
 # The normal run must pass (exit 0, its PASS line); `baddest` (rank 0 sends an out-of-band
 # message to rank N) must end the job non-zero within the timeout, with a message on
-# stderr saying that rank N is out of range; with TEST_BOOTSTRAP_NO_P2P=1 (a bootstrap
-# without out-of-band messages), with a message saying the bootstrap has none.
+# stderr saying that rank N is out of range.
 # Prints one line per check; exits 0 on success, 1 on failure (with the job's output).
 # Layer: tests (driver).
 set -u
@@ -29,12 +28,6 @@ fi
 st=$?
 if [ $st -eq 0 ]; then
     echo "FAIL test_bootstrap baddest $CONDUIT $N: a send to rank $N did not end the job"; show; failed=1
-elif [ "${TEST_BOOTSTRAP_NO_P2P:-0}" = 1 ]; then
-    if grep -q "gasneti_boot_send: the .* bootstrap has no point-to-point messages" "$err"; then
-        echo "test_bootstrap baddest: PASS (status $st: $(grep -m1 'no point-to-point' "$err"))"
-    else
-        echo "FAIL test_bootstrap baddest $CONDUIT $N: status $st but no message saying p2p is missing"; show; failed=1
-    fi
 elif ! grep -q "gasneti_boot_send: rank $N is out of range" "$err"; then
     echo "FAIL test_bootstrap baddest $CONDUIT $N: status $st but no message naming rank $N"; show; failed=1
 else
