@@ -1,8 +1,10 @@
 /* gasneti_spawn_ext.c: a rank's side of a job started by an external launcher (the mpi
  * spawner: mpirun; the pmi spawner: srun, prterun or Open MPI's mpirun, which serve
- * PMIx). The bootstrap collectives and the exit go through a plugin (gasnet-spawn-mpi.so
- * or gasnet-spawn-pmi.so, interface in gasneti_spawn_plugin.h) loaded here with dlopen,
- * so the conduit library needs neither MPI nor PMIx at link time.
+ * PMIx). The bootstrap collectives, the out-of-band messages and the exit go through a
+ * plugin (gasnet-spawn-mpi.so or gasnet-spawn-pmi.so, interface in gasneti_spawn_plugin.h)
+ * loaded here with dlopen, so the conduit library needs neither MPI nor PMIx at link
+ * time. Messages arrive by polling the plugin (mpi) or from the plugin's own thread into
+ * the core's queue (pmi).
  * Layer: other (spawners), built as part of a conduit library that defines
  * GASNETI_SPAWN_PLUGIN_DIRS (where the plugins are: the install directory, then the build
  * tree; GASNET_SPAWN_PLUGIN_DIR, when set, is tried first).
