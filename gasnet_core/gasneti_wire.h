@@ -28,6 +28,7 @@
 #ifndef GASNETI_WIRE_H
 #define GASNETI_WIRE_H
 
+#include "conduit_contract.h"
 #include "gasneti_deliver.h"
 
 #include <string.h>
@@ -96,7 +97,7 @@ GASNETI_ALWAYS_INLINE uint32_t gasneti_wire_build(uint8_t *buf, size_t pre, cons
         memset(f + sizeof(gasneti_frag_t), 0, 16 - sizeof(gasneti_frag_t));
     }
     if (m->nargs) memcpy(buf + aoff, m->args, 4u * m->nargs);
-    if (plen) memcpy(buf + poff, m->src, plen);
+    if (plen && m->src != buf + poff) memcpy(buf + poff, m->src, plen); /* (else written in place) */
     return padded;
 }
 
