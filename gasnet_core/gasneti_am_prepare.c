@@ -95,6 +95,16 @@ static uint8_t *lib_buffer(size_t need) {
     return lib_buf[i];
 }
 
+/* Prepared: the payload goes at `at`, in the message's own slot (sd->claim says whose) */
+static gex_AM_SrcDesc_t in_place(srcdesc_t *sd, void *at, size_t size) {
+    sd->pub._addr = at;
+    sd->pub._size = size;
+#if GASNETI_DEBUG
+    gasneti_prepare_pending = sd->call;
+#endif
+    return &sd->pub;
+}
+
 /* The common part of the four Prepare calls; m->jobrank and m->is_req are set. */
 static gex_AM_SrcDesc_t prepare(srcdesc_t *sd, const void *client_buf, size_t least, size_t most,
                                 gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) {
@@ -155,24 +165,14 @@ static gex_AM_SrcDesc_t prepare(srcdesc_t *sd, const void *client_buf, size_t le
                 at = gasneti_lanes_claim(&sd->m, idx, &sd->claim);
             else
                 at = gasneti_pshm_claim(&sd->m, &sd->claim);
-            if (!at) return GEX_AM_SRCDESC_NO_OP;
-            sd->pub._addr = at;
-            sd->pub._size = size;
-#if GASNETI_DEBUG
-            gasneti_prepare_pending = call;
-#endif
-            return &sd->pub;
+            return at ? in_place(sd, at, size) : GEX_AM_SRCDESC_NO_OP;
         }
 #if GASNETC_AM_PREPARE
         if (idx < 0 && sd->m.jobrank != gasneti_mynode) { /* the conduit's own send memory, if it offers it */
-            void *at = gasnetc_am_prepare(&sd->m, least, size, &sd->pub._size, &sd->net);
+            void *at = gasnetc_am_prepare(&sd->m, least, size, &size, &sd->net);
             if (at) {
-                sd->pub._addr = at;
                 sd->claim.where = GASNETI_CLAIM_NET;
-#  if GASNETI_DEBUG
-                gasneti_prepare_pending = call;
-#  endif
-                return &sd->pub;
+                return in_place(sd, at, size);
             }
         }
 #endif
