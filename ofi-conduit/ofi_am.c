@@ -452,7 +452,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         if (w) return send_written_long(m, lc);
     }
     gasneti_assert((m->category == GASNETI_AM_SHORT ? 0 : m->nbytes) <= GASNETC_NET_MEDIUM);
-    going_t g = {m, NULL, gasneti_wire_len(PRE, m, 0, ALIGN), m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, -1};
+    going_t g = {m, NULL, gasneti_wire_len(PRE, m, 0, ALIGN), m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, -1, 0};
     if (INJECTABLE(g.len)) {
         uint64_t buf[INJECT_MAX / 8];
         build((uint8_t *)buf, m, 0);
