@@ -4,6 +4,7 @@
  * other. Part of the conduit toolkit (gasneti_wire.h declares it). Layer: core, for
  * conduits. The queue has its own lock (PAR, PARSYNC), taken inside the conduit's or
  * without it; gasneti_defer_nonempty is read without it. */
+#include "gasneti_slots.h"
 #include "gasneti_wire.h"
 
 #include <string.h>
@@ -30,9 +31,7 @@ static deferred_t *head, **tail = &head;
 int gasneti_defer_nonempty;
 
 void gasneti_defer_push(gex_Rank_t src, const void *msg, size_t len) {
-    deferred_t *d;
-    if (posix_memalign((void **)&d, 64, sizeof(*d) + (len ? len : 1)))
-        gasneti_fatalerror("%s-conduit: out of memory keeping a request of %zu bytes", GASNETC_NAME, len);
+    deferred_t *d = gasneti_net_malloc(sizeof(*d) + len, "a request kept for later");
     d->next = NULL;
     d->src = src;
     d->len = len;
@@ -70,8 +69,7 @@ int gasneti_defer_replay(size_t pre) {
 static GASNETI_THREADLOCAL uint8_t *scratch;
 
 void *gasneti_wire_realign(const void *payload, size_t nbytes) {
-    if (!scratch && posix_memalign((void **)&scratch, 64, GASNETC_NET_MEDIUM))
-        gasneti_fatalerror("%s-conduit: out of memory for a Medium's payload", GASNETC_NAME);
+    if (!scratch) scratch = gasneti_net_malloc(GASNETC_NET_MEDIUM, "a Medium's aligned copy");
     memcpy(scratch, payload, nbytes);
     return scratch;
 }

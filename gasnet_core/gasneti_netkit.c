@@ -5,6 +5,13 @@
 
 GASNETI_THREADLOCAL int gasneti_replies_only;
 
+void *gasneti_net_malloc(size_t n, const char *what) {
+    void *p;
+    if (posix_memalign(&p, 64, n ? n : 1))
+        gasneti_fatalerror("%s-conduit: out of memory for %s (%zu bytes)", GASNETC_NAME, what, n);
+    return p;
+}
+
 void gasneti_net_wait_local(gasneti_counter_t *c) {
     gasneti_replies_only++;
     while (gasneti_atomic_read(c) != 0) gasneti_wait_for_room(0);

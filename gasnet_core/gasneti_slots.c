@@ -23,8 +23,7 @@ void gasneti_slots_grow(gasneti_slots_t *p, int i, size_t len) {
     if (s->reg) p->dereg_fn(s->reg);
     free(s->buf);
     size_t cap = len < p->min ? p->min : len;
-    if (posix_memalign((void **)&s->buf, 64, cap))
-        gasneti_fatalerror("%s-conduit: out of memory for a %zu-byte send slot", GASNETC_NAME, cap);
+    s->buf = gasneti_net_malloc(cap, "a send slot");
     s->cap = cap;
     s->reg = p->reg_fn ? p->reg_fn(s->buf, cap) : NULL;
 }

@@ -25,6 +25,10 @@ typedef struct {
     void (*dereg_fn)(void *cookie);
 } gasneti_slots_t;
 
+/* n bytes, 64-byte aligned, or the job ends ("<conduit>-conduit: out of memory for
+ * <what>"); free() releases it (gasneti_netkit.c) */
+extern void *gasneti_net_malloc(size_t n, const char *what);
+
 extern void gasneti_slots_init(gasneti_slots_t *p, int n, size_t min, void *(*reg_fn)(void *, size_t),
                                void (*dereg_fn)(void *));
 /* every registration released and buffer freed (at shut-down, sends drained) */

@@ -87,12 +87,6 @@ static uint8_t adata[2 * MAXSEND];    /* 1: the separate payload's send */
 static pend_t *pend;
 static int npend, pend_cap;
 
-static void *xmalloc_aligned(size_t n) {
-    void *p;
-    if (posix_memalign(&p, 64, n ? n : 1)) gasneti_fatalerror("mpi-conduit: out of memory for %zu bytes", n);
-    return p;
-}
-
 static void post_recv(int i) {
     if (!ready) return; /* quiesced: the request is freed */
     rposted[i] = 1;
@@ -236,7 +230,7 @@ static int mpi_poll(int nested) {
             e->is_req = is_req;
             const gasneti_wire_long_t *x = (const gasneti_wire_long_t *)(h + 1);
             e->len = (size_t)len;
-            e->msg = xmalloc_aligned(e->len);
+            e->msg = gasneti_net_malloc(e->len, "a Long's header");
             memcpy(e->msg, h, e->len);
             MPI_Irecv((void *)(uintptr_t)x->dest_addr, (int)x->nbytes, MPI_BYTE, src,
                       DATA_TAG(is_req ? CH_REQ : CH_REP, x->aux), COMM_DATA, &e->req);
@@ -360,7 +354,7 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasneti_nbrhd_size < gasneti_nodes) { /* some peer is not a neighbor */
         MPI_LOCK();
         for (int i = 0; i < 2 * RECVS; i++) { /* persistent: MPI_Start posts one again */
-            rbuf[i] = xmalloc_aligned(MSG_MAX);
+            rbuf[i] = gasneti_net_malloc(MSG_MAX, "a receive buffer");
             MPI_Recv_init(rbuf[i], (int)MSG_MAX, MPI_BYTE, MPI_ANY_SOURCE, i < RECVS ? TAG_REQ : TAG_REP,
                           CH_COMM(i < RECVS ? CH_REQ : CH_REP), &rreq[i]);
         }

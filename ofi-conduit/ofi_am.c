@@ -113,12 +113,6 @@ static wlong_t *wl_free, *wl_head, *wl_tail; /* free ones; messages waiting to g
 static size_t longs_written, longs_inline;    /* Long sends each way (counted if gasnetc_ofi_verbose) */
 static size_t mediums_prepared;               /* built around a client's payload (gasnetc_am_prepare) */
 
-static void *xmalloc_aligned(size_t n) {
-    void *p;
-    if (posix_memalign(&p, 64, n ? n : 1)) gasneti_fatalerror("ofi-conduit: out of memory for %zu bytes", n);
-    return p;
-}
-
 /* lock held: send slot i's buffer, allocated (and registered: slot_reg) at its first use */
 static uint8_t *slot_buf(int i) { return gasneti_slots_buf(&pool, i, MSG_MAX); }
 static void *slot_desc(int i) { return pool.slot[i].reg ? fi_mr_desc(pool.slot[i].reg) : NULL; }
@@ -424,7 +418,7 @@ static int send_written_long(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     wlong_t *w = wl_free;
     if (w) wl_free = w->next;
     OFI_UNLOCK();
-    if (!w) w = xmalloc_aligned(sizeof(*w));
+    if (!w) w = gasneti_net_malloc(sizeof(*w), "a written Long's message");
     w->len = build((uint8_t *)w->msg, m, GASNETI_WIRE_ELSEWHERE);
     w->dest = m->jobrank;
     w->is_req = m->is_req;
@@ -499,7 +493,7 @@ void gasnetc_ofi_am_init(void) {
         rbufs[i].ch = i < nreq ? GASNETC_CH_REQ : GASNETC_CH_REP;
         rbufs[i].multi = i < nreq ? gasnetc_ofi_multi_recv : rep_multi;
         size_t size = rbufs[i].multi ? MULTI_BYTES : MSG_MAX;
-        rbufs[i].base = xmalloc_aligned(size);
+        rbufs[i].base = gasneti_net_malloc(size, "a receive buffer");
         rbufs[i].size = size;
         if (gasnetc_ofi_mr_local) {
             rbufs[i].mr = gasnetc_ofi_reg_local(rbufs[i].base, size, "a receive buffer");

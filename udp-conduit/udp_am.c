@@ -388,11 +388,7 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
 }
 
 static uint8_t *recv_buffer(int nested) {
-    if (!rbuf[nested]) {
-        void *b;
-        if (posix_memalign(&b, 64, RBUF_BYTES)) gasneti_fatalerror("udp-conduit: out of memory");
-        rbuf[nested] = b;
-    }
+    if (!rbuf[nested]) rbuf[nested] = gasneti_net_malloc(RBUF_BYTES, "a receive buffer");
     return rbuf[nested];
 }
 
