@@ -5,11 +5,16 @@
  * ever matches ours; requests, replies and separate payloads each have their own, so MPI
  * matches an arrival against the receives of its own kind only (replies behind 16 posted
  * request receives on one communicator cost about 15% of the AM round trip). An AM is one
- * MPI message: a header, the arguments and (Medium, and Long up to INLINE_LONG bytes) the
- * payload. A bigger Long payload is a second message, sent from the client's source
- * buffer and received by an MPI_Irecv posted at the destination address once its header
- * has arrived (no copy on either side); its tag names it (TAG_DATA + a per-peer,
- * per-channel number), so the two messages pair up whatever order MPI matches them in.
+ * MPI message: a header, the arguments and (Medium and Long up to INLINE_LONG bytes) the
+ * payload. A bigger payload is a second message, received by an MPI_Irecv posted once its
+ * header has arrived: a Long's at the destination address, sent from the client's source
+ * buffer (no copy on either side); a Medium's into a buffer of the core's pool
+ * (gasneti_bigmed_get, given back when the handler returns), sent from the source when the
+ * client asked for local completion, else from a copy (the call returns at once, as for a
+ * small Medium). Its tag names it (TAG_DATA + a per-peer, per-channel number), so the two
+ * messages pair up whatever order MPI matches them in. So the receive buffers hold only
+ * INLINE_LONG bytes of payload (GASNETC_NET_MEDIUM), and a 64 KiB Medium moves as MPI
+ * moves any big message.
  *
  * Requests and replies are separate channels (communicators, tags TAG_REQ / TAG_REP), each with its own
  * pool of RECVS pre-posted receive buffers of the largest message. Flow control:
@@ -33,12 +38,12 @@
 #define RECVS 16         /* pre-posted receives per channel */
 #define MAXSEND 256      /* MPI sends outstanding per process */
 #define CREDITS 32       /* requests in flight to one peer */
-#define INLINE_LONG 8192 /* a Long payload up to this size travels in the header's message */
+#define INLINE_LONG 8192 /* a Medium or Long payload up to this size travels in the header's message */
 enum { CH_REQ = 0, CH_REP = 1 };
 enum { TAG_REQ = 1, TAG_REP = 2, TAG_DATA = 4096, TAG_DATA_SPAN = 8192 };
 enum { F_FRAG = 1, F_SEPARATE = 2, F_CREDIT = 4 };
 
-/* A message: hdr_t; a Long's long_ext_t; with F_FRAG, the fragment's place (16 bytes);
+/* A message: hdr_t; a Long's (or F_SEPARATE Medium's) long_ext_t; with F_FRAG, the fragment's place (16 bytes);
  * the arguments; then, 16-byte aligned, the payload. A Short with no arguments is the
  * 8-byte hdr_t alone: the round trip's cost grows with the bytes MPI moves. A Medium's
  * payload size is what is left of the message. */
@@ -48,20 +53,21 @@ typedef struct {
     uint8_t dst_ep, src_ep; /* endpoint indices */
 } hdr_t;
 typedef struct {
-    uint64_t dest_addr;
+    uint64_t dest_addr; /* F_SEPARATE Medium: 0, then (receiver's copy) its pool buffer */
     uint32_t nbytes;
     uint32_t dataseq; /* F_SEPARATE: names the payload's message */
 } long_ext_t;
 _Static_assert(sizeof(hdr_t) == 8 && sizeof(long_ext_t) == 16, "message layout");
 _Static_assert(sizeof(gasneti_frag_t) <= 16, "gasneti_frag_t fits its place");
 static inline uint32_t args_off(unsigned category, unsigned flags) {
-    return (uint32_t)sizeof(hdr_t) + (category == GASNETI_AM_LONG ? 16u : 0u) + ((flags & F_FRAG) ? 16u : 0u);
+    return (uint32_t)sizeof(hdr_t) + (category == GASNETI_AM_LONG || (flags & F_SEPARATE) ? 16u : 0u) +
+           ((flags & F_FRAG) ? 16u : 0u);
 }
 static inline uint32_t payload_off(unsigned category, unsigned flags, unsigned nargs) {
     return (args_off(category, flags) + 4u * nargs + 15u) & ~15u;
 }
 #define MSG_MAX (payload_off(GASNETI_AM_LONG, F_FRAG, GASNETI_MAX_ARGS) + GASNETC_NET_MEDIUM)
-_Static_assert(INLINE_LONG <= GASNETC_NET_MEDIUM, "an inline Long fits a receive buffer");
+_Static_assert(INLINE_LONG == GASNETC_NET_MEDIUM, "an inline Medium or Long fits a receive buffer");
 #define CH_COMM(ch) gasnetc_am_comm[(ch) == CH_REQ ? GASNETC_COMM_REQ : GASNETC_COMM_REP]
 #define COMM_REP gasnetc_am_comm[GASNETC_COMM_REP]
 #define COMM_DATA gasnetc_am_comm[GASNETC_COMM_DATA]
@@ -92,6 +98,9 @@ typedef struct {
 } pend_t;
 
 static int ready;
+static int medium_separate = 1; /* GASNET_MPI_MEDIUM_SEPARATE */
+static int verbose;              /* GASNET_VERBOSEENV on rank 0: the counts below at exit */
+static uint64_t nbig_sent, nmed_sent, nbig_recv; /* Mediums: separate payload, inside; separate received */
 static peer_t *peers;
 static gex_Rank_t *due_list;
 static size_t due_count;
@@ -235,12 +244,16 @@ static void dispatch(int src, const uint8_t *buf, size_t len, int is_req) {
     m.dst_ep = h->dst_ep;
     m.src_ep = h->src_ep;
     m.args = (const gex_AM_Arg_t *)(buf + args_off(h->category, h->flags));
-    m.frag = (h->flags & F_FRAG) ? (const gasneti_frag_t *)(buf + args_off(h->category, 0)) : NULL;
+    m.frag = (h->flags & F_FRAG) ? (const gasneti_frag_t *)(buf + args_off(h->category, h->flags & F_SEPARATE)) : NULL;
     if (h->category == GASNETI_AM_LONG) {
         const long_ext_t *x = (const long_ext_t *)(h + 1);
         m.nbytes = x->nbytes;
         if (x->nbytes && !(h->flags & F_SEPARATE)) memcpy((void *)(uintptr_t)x->dest_addr, payload, x->nbytes);
         m.payload = (void *)(uintptr_t)x->dest_addr;
+    } else if (h->category == GASNETI_AM_MEDIUM && (h->flags & F_SEPARATE)) {
+        const long_ext_t *x = (const long_ext_t *)(h + 1);
+        m.nbytes = x->nbytes;
+        m.payload = (void *)(uintptr_t)x->dest_addr; /* the pool buffer it was received in */
     } else if (h->category == GASNETI_AM_MEDIUM) {
         m.nbytes = len > poff ? (uint32_t)(len - poff) : 0; /* an empty one is not padded */
         m.payload = payload;
@@ -249,6 +262,7 @@ static void dispatch(int src, const uint8_t *buf, size_t len, int is_req) {
         m.payload = NULL;
     }
     gasneti_am_deliver(&m);
+    if (h->category == GASNETI_AM_MEDIUM && (h->flags & F_SEPARATE)) gasneti_bigmed_put(m.payload);
 }
 
 /* requests kept while only replies could run (gasneti_deferq.c) */
@@ -330,10 +344,15 @@ static int mpi_poll(int nested) {
             pend_t *e = &pend[npend++];
             e->src = src;
             e->is_req = is_req;
-            const long_ext_t *x = (const long_ext_t *)(h + 1);
             e->len = (size_t)len;
             e->msg = xmalloc_aligned(e->len);
             memcpy(e->msg, h, e->len);
+            long_ext_t *x = (long_ext_t *)(e->msg + sizeof(hdr_t));
+            if (h->category == GASNETI_AM_MEDIUM) { /* a big Medium: into a pool buffer */
+                gasneti_assert(x->nbytes <= GASNETC_MAX_MEDIUM);
+                x->dest_addr = (uintptr_t)gasneti_bigmed_get();
+                nbig_recv++;
+            }
             MPI_Irecv((void *)(uintptr_t)x->dest_addr, (int)x->nbytes, MPI_BYTE, src,
                       DATA_TAG(is_req ? CH_REQ : CH_REP, x->dataseq), COMM_DATA, &e->req);
             post_recv(i);
@@ -396,15 +415,24 @@ int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
     return full;
 }
 
+/* a Medium above INLINE_LONG goes as one AM with its payload in a message of its own */
+size_t gasnetc_medium_piece(const gasneti_am_msg_t *m) {
+    (void)m;
+    return medium_separate ? GASNETC_MAX_MEDIUM : GASNETC_NET_MEDIUM;
+}
+
 int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     peer_t *p = &peers[m->jobrank];
     int ch = m->is_req ? CH_REQ : CH_REP;
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
-    int separate = m->category == GASNETI_AM_LONG && plen > INLINE_LONG;
+    int separate = plen > INLINE_LONG; /* the payload in a message of its own */
+    int copied = separate && m->category == GASNETI_AM_MEDIUM && !lc; /* ... sent from the slot */
     unsigned flags = (m->frag ? F_FRAG : 0) | (separate ? F_SEPARATE : 0);
-    size_t aoff = args_off(m->category, flags);
-    size_t len = plen && !separate ? payload_off(m->category, flags, m->nargs) + plen : aoff + 4u * m->nargs;
-    gasneti_assert(separate ? plen <= GASNETC_NET_LONG : plen <= GASNETC_NET_MEDIUM);
+    size_t aoff = args_off(m->category, flags), poff = payload_off(m->category, flags, m->nargs);
+    size_t len = plen && !separate ? poff + plen : aoff + 4u * m->nargs;
+    gasneti_assert(!separate                          ? plen <= GASNETC_NET_MEDIUM
+                   : m->category == GASNETI_AM_LONG ? plen <= GASNETC_NET_LONG
+                                                    : plen <= GASNETC_MAX_MEDIUM);
     gasneti_counter_t mine; /* separate payload without lc: we wait for its send */
     MPI_LOCK();
     while (no_room(p, m->is_req)) {
@@ -416,9 +444,10 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     if (m->is_req) p->credits--;
     int si = free_slots[--nfree];
     slot_t *s = &slots[si];
-    if (s->cap < len) {
+    size_t need = copied ? poff + plen : len;
+    if (s->cap < need) {
         free(s->buf);
-        s->cap = len < 256 ? 256 : len;
+        s->cap = need < 256 ? 256 : need;
         s->buf = xmalloc_aligned(s->cap);
     }
     hdr_t *h = (hdr_t *)s->buf;
@@ -431,15 +460,19 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     h->src_ep = m->src_ep;
     p->owed = 0;
     uint32_t dataseq = separate ? p->dataseq[ch]++ : 0;
-    if (m->category == GASNETI_AM_LONG) {
+    if (m->category == GASNETI_AM_LONG || separate) {
         long_ext_t *x = (long_ext_t *)(h + 1);
-        x->dest_addr = (uintptr_t)m->dest_addr;
+        x->dest_addr = m->category == GASNETI_AM_LONG ? (uintptr_t)m->dest_addr : 0;
         x->nbytes = (uint32_t)plen;
         x->dataseq = dataseq;
     }
-    if (m->frag) memcpy(s->buf + args_off(m->category, 0), m->frag, sizeof(gasneti_frag_t));
+    if (m->category == GASNETI_AM_MEDIUM) {
+        if (separate) nbig_sent++;
+        else nmed_sent++;
+    }
+    if (m->frag) memcpy(s->buf + args_off(m->category, flags & F_SEPARATE), m->frag, sizeof(gasneti_frag_t));
     if (m->nargs) memcpy(s->buf + aoff, m->args, 4u * m->nargs);
-    if (plen && !separate) memcpy(s->buf + payload_off(m->category, flags, m->nargs), m->src, plen);
+    if (plen && (!separate || copied)) memcpy(s->buf + poff, m->src, plen);
     MPI_Request r;
     MPI_Isend(s->buf, (int)len, MPI_BYTE, (int)m->jobrank, ch == CH_REQ ? TAG_REQ : TAG_REP, CH_COMM(ch), &r);
     s->npend = 0;
@@ -451,20 +484,22 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         s->npend = 1;
     }
     if (separate) {
-        if (!lc) {
+        if (copied) {
+            s->lc = NULL;
+        } else if (!lc) {
             gasneti_atomic_set(&mine, 1);
             s->lc = &mine;
         } else {
             s->lc = lc;
         }
-        MPI_Isend((void *)m->src, (int)plen, MPI_BYTE, (int)m->jobrank, DATA_TAG(ch, dataseq), COMM_DATA,
-                  &r);
+        MPI_Isend(copied ? (void *)(s->buf + poff) : (void *)m->src, (int)plen, MPI_BYTE, (int)m->jobrank,
+                  DATA_TAG(ch, dataseq), COMM_DATA, &r);
         add_active(r, si, 1);
         s->npend++;
     }
     if (!s->npend) free_slots[nfree++] = si;
     MPI_UNLOCK();
-    if (!separate) {
+    if (!separate || copied) {
         if (lc) gasneti_counter_done(lc); /* copied: the source may be reused */
     } else if (!lc) {
         /* replies only while we wait: a request handler could reuse our source (a
@@ -488,6 +523,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
         peers[r].credit_req = MPI_REQUEST_NULL;
     }
     for (int i = 0; i < MAXSEND; i++) free_slots[nfree++] = MAXSEND - 1 - i;
+    medium_separate = gasneti_getenv_yesno("GASNET_MPI_MEDIUM_SEPARATE", 1);
+    verbose = gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
     if (gasneti_nbrhd_size < gasneti_nodes) { /* some peer is not a neighbor */
         MPI_LOCK();
         for (int i = 0; i < 2 * RECVS; i++) { /* persistent: MPI_Start posts one again */
@@ -513,6 +550,12 @@ void gasnetc_am_quiesce(void) {
     if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return;
     MPI_LOCK();
     ready = 0;
+    if (verbose)
+        fprintf(stderr,
+                "mpi-conduit: rank 0 sent %llu Medium(s) with the payload in a message of its own (above %d "
+                "bytes), %llu inside the AM's message; received %llu of its own\n",
+                (unsigned long long)nbig_sent, INLINE_LONG, (unsigned long long)nmed_sent,
+                (unsigned long long)nbig_recv);
     double end = MPI_Wtime() + 0.1;
     while (nactive && MPI_Wtime() < end) test_sends();
     for (int i = 0; i < nactive; i++) MPI_Request_free(&areq[i]);
@@ -527,6 +570,8 @@ void gasnetc_am_quiesce(void) {
     for (int j = 0; j < npend; j++) {
         MPI_Cancel(&pend[j].req);
         MPI_Wait(&pend[j].req, MPI_STATUS_IGNORE);
+        const hdr_t *h = (const hdr_t *)pend[j].msg;
+        if (h->category == GASNETI_AM_MEDIUM) gasneti_bigmed_put((void *)(uintptr_t)((const long_ext_t *)(h + 1))->dest_addr);
     }
     npend = 0;
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
