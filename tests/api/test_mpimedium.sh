@@ -18,17 +18,16 @@ RUN=$1 N=$2 PROG=$3
 summary=""
 # run LABEL CHECK [VAR=VALUE...]: CHECK is an arithmetic test of S, I and R
 run() {
-    local label=$1 check=$2 out st line S I R
+    local label=$1 check=$2 out line
     shift 2
-    out=$(env GASNET_SUPERNODE_MAXSIZE=1 GASNET_VERBOSEENV=1 "$@" "$RUN" -c mpi -n "$N" -t 300 "$PROG" 2>&1)
-    st=$?
     fail() { echo "test_mpimedium.sh: FAIL ($label): $*"; echo "$out"; exit 1; }
-    [ "$st" -eq 0 ] || fail "the job ended with status $st"
-    echo "$out" | grep -q "PASS" || fail "no PASS line"
-    line=$(echo "$out" | grep -m1 "^mpi-conduit: rank 0 sent ")
+    out=$(env GASNET_SUPERNODE_MAXSIZE=1 GASNET_VERBOSEENV=1 "$@" "$RUN" -c mpi -n "$N" -t 300 "$PROG" 2>&1) ||
+        fail "the job ended with status $?"
+    [[ "$out" == *PASS* ]] || fail "no PASS line"
+    line=$(grep -m1 "^mpi-conduit: rank 0 sent " <<<"$out")
     [[ "$line" =~ sent\ ([0-9]+)\ Medium.*,\ ([0-9]+)\ inside.*received\ ([0-9]+) ]] ||
         fail "no report of the Mediums sent (GASNET_VERBOSEENV)"
-    S=${BASH_REMATCH[1]} I=${BASH_REMATCH[2]} R=${BASH_REMATCH[3]}
+    local S=${BASH_REMATCH[1]} I=${BASH_REMATCH[2]} R=${BASH_REMATCH[3]}
     (( $check )) || fail "rank 0 sent $S Mediums apart, $I inside, received $R apart: expected $check"
     summary="$summary${summary:+;} $label: $S sent apart, $I inside, $R received apart"
 }

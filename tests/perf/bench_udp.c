@@ -11,6 +11,8 @@
  *                     atomic is one AM round trip). Target <= 1.2 x am_short_rtt.
  *   am_medium8k_rtt, am_medium64k_rtt   8 KiB and 64 KiB Medium request, Short reply (a
  *                     64 KiB Medium is two datagrams, reassembled by the core).
+ *   am_medium64k_stream  MED_STREAM 64 KiB Medium requests back to back (GEX_EVENT_NOW),
+ *                     the last one's handler replies: the core's reassembly at full rate.
  *   raw_udp_stream_bw baseline: 64 x 1 MiB sent as 65000-byte datagrams from one socket to
  *                     the other; the receiver acknowledges every 256 KiB and the sender
  *                     keeps at most half the receive buffer unacknowledged (the least flow
@@ -28,7 +30,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "bench_util.h"
+#include "bench_medium.h"
 
 #include <gasnet_ratomic.h>
 
@@ -38,10 +40,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-enum { H_PING = 200, H_PONG, H_MED, H_FLOOD, H_PORT, H_DONE };
+enum { H_PING = 200, H_PONG, H_FLOOD = 203, H_PORT, H_DONE };
 
 #define RTT_ITERS 20000L
 #define MED_ITERS 2000L
+#define MED_STREAM 1024L
 #define PUT_BYTES (1u << 20)
 #define PUT_COUNT 64
 #define DGRAM 65000
@@ -60,12 +63,6 @@ static void h_pong(gex_Token_t t) {
     (void)t;
     atomic_fetch_add_explicit(&g_replies, 1, memory_order_relaxed);
 }
-static void h_med(gex_Token_t t, void *buf, size_t n) {
-    (void)buf;
-    (void)n;
-    atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed);
-    gex_AM_ReplyShort0(t, H_PONG, 0);
-}
 static void h_flood(gex_Token_t t) {
     uint64_t n = atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed) + 1;
     if (n == g_flood_last) gex_AM_ReplyShort0(t, H_PONG, 0);
@@ -82,10 +79,10 @@ static void h_done(gex_Token_t t) {
 static gex_AM_Entry_t g_table[] = {
     {H_PING, (gex_AM_Fn_t)h_ping, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "ping"},
     {H_PONG, (gex_AM_Fn_t)h_pong, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "pong"},
-    {H_MED, (gex_AM_Fn_t)h_med, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_MEDIUM, 0, NULL, "med"},
     {H_FLOOD, (gex_AM_Fn_t)h_flood, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "flood"},
     {H_PORT, (gex_AM_Fn_t)h_port, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "port"},
     {H_DONE, (gex_AM_Fn_t)h_done, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "done"},
+    BENCH_MEDIUM_HANDLERS,
 };
 
 static bench_job_t J;
@@ -148,15 +145,14 @@ static double raw_rtt(void) {
     return (double)(bench_now_ns() - t0) / RTT_ITERS / 1000.0;
 }
 
-static double am_rtt(size_t med) {
-    long iters = med ? MED_ITERS : RTT_ITERS;
+static double am_rtt(void) {
+    long iters = RTT_ITERS;
     bench_barrier(&J);
     uint64_t base = atomic_load(&g_requests), t0 = bench_now_ns();
     if (J.me == 0) {
         for (long i = 0; i < iters; i++) {
             uint64_t want = atomic_load(&g_replies) + 1;
-            if (med) gex_AM_RequestMedium0(J.tm, J.peer, H_MED, g_buf, med, GEX_EVENT_NOW, 0);
-            else gex_AM_RequestShort0(J.tm, J.peer, H_PING, 0);
+            gex_AM_RequestShort0(J.tm, J.peer, H_PING, 0);
             GASNET_BLOCKUNTIL(atomic_load_explicit(&g_replies, memory_order_relaxed) >= want);
         }
     } else {
@@ -164,6 +160,7 @@ static double am_rtt(size_t med) {
     }
     return (double)(bench_now_ns() - t0) / (double)iters / 1000.0;
 }
+static double medium64k_stream(void) { return bench_am_medium_stream(&J, g_buf, 65536, MED_STREAM) / 1048576.0; }
 
 static gex_AD_t g_ad;
 static double amo_rtt(void) {
@@ -290,18 +287,19 @@ int main(int argc, char **argv) {
     for (int r = 0; r < 3 * BENCH_RUNS; r++) {
         double v = raw_rtt();
         if (v < raw) raw = v;
-        v = am_rtt(0);
+        v = am_rtt();
         if (v < am) am = v;
         memset(J.my_seg, 0, 8);
         v = amo_rtt();
         if (v < amo) amo = v;
-        v = am_rtt(8192);
+        v = bench_am_medium_rtt(&J, g_buf, 8192, MED_ITERS);
         if (v < m8) m8 = v;
-        v = am_rtt(65536);
+        v = bench_am_medium_rtt(&J, g_buf, 65536, MED_ITERS);
         if (v < m64) m64 = v;
     }
     double rawbw = best_of(raw_stream_bw, 0), putbw = best_of(put_bw, 0);
     double rawrate = best_of(raw_send_rate, 0), amrate = best_of(am_flood_rate, 0);
+    double medstream = best_of(medium64k_stream, 0);
     if (J.me == 0) {
         bench_print("raw_udp_rtt", raw, "us");
         bench_print("am_short_rtt", am, "us");
@@ -310,6 +308,7 @@ int main(int argc, char **argv) {
         bench_ratio("amo_fadd_rtt_vs_am_short_rtt", amo / am, 1, 1.2);
         bench_print("am_medium8k_rtt", m8, "us");
         bench_print("am_medium64k_rtt", m64, "us");
+        bench_print("am_medium64k_stream", medstream, "MiB/s");
         bench_print("raw_udp_stream_bw", rawbw, "MiB/s");
         bench_print("put_1m_bw", putbw, "MiB/s");
         bench_ratio("put_1m_bw_vs_raw_udp", putbw / rawbw, 0, 0.7);
