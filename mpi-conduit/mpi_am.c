@@ -43,8 +43,8 @@ enum { CH_REQ = 0, CH_REP = 1 };
 enum { TAG_REQ = 1, TAG_REP = 2, TAG_DATA = 4096, TAG_DATA_SPAN = 8192 };
 enum { F_FRAG = 1, F_SEPARATE = 2, F_CREDIT = 4 };
 
-/* A message: hdr_t; a Long's (or F_SEPARATE Medium's) long_ext_t; with F_FRAG, the fragment's place (16 bytes);
- * the arguments; then, 16-byte aligned, the payload. A Short with no arguments is the
+/* A message: hdr_t; a Long's (or F_SEPARATE Medium's) long_ext_t; with F_FRAG, the
+ * fragment's place (16 bytes); the arguments; then, 16-byte aligned, the payload. A Short with no arguments is the
  * 8-byte hdr_t alone: the round trip's cost grows with the bytes MPI moves. A Medium's
  * payload size is what is left of the message. */
 typedef struct {
@@ -244,7 +244,8 @@ static void dispatch(int src, const uint8_t *buf, size_t len, int is_req) {
     m.dst_ep = h->dst_ep;
     m.src_ep = h->src_ep;
     m.args = (const gex_AM_Arg_t *)(buf + args_off(h->category, h->flags));
-    m.frag = (h->flags & F_FRAG) ? (const gasneti_frag_t *)(buf + args_off(h->category, h->flags & F_SEPARATE)) : NULL;
+    m.frag = (h->flags & F_FRAG) ? (const gasneti_frag_t *)(buf + args_off(h->category, h->flags & F_SEPARATE))
+                                 : NULL;
     if (h->category == GASNETI_AM_LONG) {
         const long_ext_t *x = (const long_ext_t *)(h + 1);
         m.nbytes = x->nbytes;
@@ -571,7 +572,8 @@ void gasnetc_am_quiesce(void) {
         MPI_Cancel(&pend[j].req);
         MPI_Wait(&pend[j].req, MPI_STATUS_IGNORE);
         const hdr_t *h = (const hdr_t *)pend[j].msg;
-        if (h->category == GASNETI_AM_MEDIUM) gasneti_bigmed_put((void *)(uintptr_t)((const long_ext_t *)(h + 1))->dest_addr);
+        if (h->category == GASNETI_AM_MEDIUM) /* its pool buffer */
+            gasneti_bigmed_put((void *)(uintptr_t)((const long_ext_t *)(h + 1))->dest_addr);
     }
     npend = 0;
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++)

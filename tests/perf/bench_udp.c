@@ -25,8 +25,9 @@
  *                     beside the raw send rate, no target.
  * With the argument "lossy" (run-bench starts it under other/udp_fault_shim.c with 10%
  * loss) only put_1m_bw is measured, as put_1m_bw_lossy; run-bench prints its fraction of
- * the loss-free figure. Each figure is the best of BENCH_RUNS runs; the round trips of
- * 3 x BENCH_RUNS alternating raw and AM runs. */
+ * the loss-free figure. With the argument "medium" only the three Medium figures are
+ * measured. Each figure is the best of BENCH_RUNS runs; the round trips of 3 x BENCH_RUNS
+ * alternating raw and AM runs (the Medium ones of 3 x BENCH_RUNS runs). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -160,7 +161,31 @@ static double am_rtt(void) {
     }
     return (double)(bench_now_ns() - t0) / (double)iters / 1000.0;
 }
+
+static double best_of(double (*f)(void), int at_most) {
+    double best = at_most ? 1e300 : 0;
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double v = f();
+        if (at_most ? v < best : v > best) best = v;
+    }
+    return best;
+}
 static double medium64k_stream(void) { return bench_am_medium_stream(&J, g_buf, 65536, MED_STREAM) / 1048576.0; }
+static void medium_figures(void) {
+    double m8 = 1e300, m64 = 1e300;
+    for (int r = 0; r < 3 * BENCH_RUNS; r++) {
+        double v = bench_am_medium_rtt(&J, g_buf, 8192, MED_ITERS);
+        if (v < m8) m8 = v;
+        v = bench_am_medium_rtt(&J, g_buf, 65536, MED_ITERS);
+        if (v < m64) m64 = v;
+    }
+    double stream = best_of(medium64k_stream, 0);
+    if (J.me == 0) {
+        bench_print("am_medium8k_rtt", m8, "us");
+        bench_print("am_medium64k_rtt", m64, "us");
+        bench_print("am_medium64k_stream", stream, "MiB/s");
+    }
+}
 
 static gex_AD_t g_ad;
 static double amo_rtt(void) {
@@ -258,18 +283,10 @@ static double am_flood_rate(void) {
     return rate;
 }
 
-static double best_of(double (*f)(void), int at_most) {
-    double best = at_most ? 1e300 : 0;
-    for (int r = 0; r < BENCH_RUNS; r++) {
-        double v = f();
-        if (at_most ? v < best : v > best) best = v;
-    }
-    return best;
-}
 
 int main(int argc, char **argv) {
     bench_init(&J, &argc, &argv, "BENCH_UDP", 2 * PUT_BYTES, g_table, sizeof g_table / sizeof g_table[0]);
-    int lossy = argc > 1 && !strcmp(argv[1], "lossy");
+    int lossy = argc > 1 && !strcmp(argv[1], "lossy"), medium = argc > 1 && !strcmp(argv[1], "medium");
     g_buf = calloc(1, PUT_BYTES);
     if (!g_buf) bench_fail(&J, "out of memory");
     if (J.peer == GEX_RANK_INVALID) { /* ranks beyond 2 only join the barriers */
@@ -280,10 +297,14 @@ int main(int argc, char **argv) {
         if (J.me == 0) bench_print("put_1m_bw_lossy", bw, "MiB/s");
         bench_finish(&J);
     }
+    if (medium) {
+        medium_figures();
+        bench_finish(&J);
+    }
     raw_open();
 
     gex_AD_Create(&g_ad, J.tm, GEX_DT_U64, GEX_OP_FADD, GEX_FLAG_AD_FAVOR_REMOTE);
-    double raw = 1e300, am = 1e300, m8 = 1e300, m64 = 1e300, amo = 1e300;
+    double raw = 1e300, am = 1e300, amo = 1e300;
     for (int r = 0; r < 3 * BENCH_RUNS; r++) {
         double v = raw_rtt();
         if (v < raw) raw = v;
@@ -292,23 +313,16 @@ int main(int argc, char **argv) {
         memset(J.my_seg, 0, 8);
         v = amo_rtt();
         if (v < amo) amo = v;
-        v = bench_am_medium_rtt(&J, g_buf, 8192, MED_ITERS);
-        if (v < m8) m8 = v;
-        v = bench_am_medium_rtt(&J, g_buf, 65536, MED_ITERS);
-        if (v < m64) m64 = v;
     }
+    medium_figures();
     double rawbw = best_of(raw_stream_bw, 0), putbw = best_of(put_bw, 0);
     double rawrate = best_of(raw_send_rate, 0), amrate = best_of(am_flood_rate, 0);
-    double medstream = best_of(medium64k_stream, 0);
     if (J.me == 0) {
         bench_print("raw_udp_rtt", raw, "us");
         bench_print("am_short_rtt", am, "us");
         bench_ratio("am_short_rtt_vs_raw_udp", am / raw, 1, 1.3);
         bench_print("amo_fadd_rtt", amo, "us");
         bench_ratio("amo_fadd_rtt_vs_am_short_rtt", amo / am, 1, 1.2);
-        bench_print("am_medium8k_rtt", m8, "us");
-        bench_print("am_medium64k_rtt", m64, "us");
-        bench_print("am_medium64k_stream", medstream, "MiB/s");
         bench_print("raw_udp_stream_bw", rawbw, "MiB/s");
         bench_print("put_1m_bw", putbw, "MiB/s");
         bench_ratio("put_1m_bw_vs_raw_udp", putbw / rawbw, 0, 0.7);
