@@ -162,9 +162,10 @@ extern void gasnetc_network_fini(void);
  * Active Messages to non-neighbors (never called when GASNETC_NBRHD_ONLY)
  * --------------------------------------------------------------------------------- */
 /* Send one AM (request or reply, any category; msg->jobrank is the destination).
- * Short: nargs args. Medium: nbytes <= GASNETI_MEDIUM_PIECE(msg) bytes from msg->src, handed to
- * the handler in a buffer aligned for any type. Long: nbytes <= GASNETI_LONG_PIECE(msg) bytes
- * written at msg->dest_addr in the target's segment before the handler runs.
+ * Short: nargs args. Medium: nbytes <= GASNETI_MEDIUM_PIECE(msg) bytes from msg->src,
+ * handed to the handler in a buffer aligned for any type. Long: nbytes <=
+ * GASNETI_LONG_PIECE(msg) bytes written at msg->dest_addr in the target's segment before
+ * the handler runs.
  * msg->frag, when not NULL: 12 bytes the conduit carries with the AM and hands to
  * gasneti_am_deliver in gasneti_am_recv_t.frag (NULL otherwise).
  * Local completion: if lc is NULL, the source may be reused when this returns;

@@ -55,7 +55,6 @@ static void vis_pack_config(void) {
     __atomic_store_n(&vis_pack_on, gasneti_getenv_yesno("GASNET_VIS_AMPIPE", 1), __ATOMIC_RELEASE);
 }
 
-
 typedef struct {
     int mode, is_put;
     gex_TM_t tm;
