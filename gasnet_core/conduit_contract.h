@@ -91,6 +91,40 @@ extern size_t gasnetc_long_piece(const gasneti_am_msg_t *msg);
 #  define GASNETI_LONG_PIECE(msg) ((size_t)GASNETC_NET_LONG)
 #endif
 
+/* Big Mediums apart from the message (optional).
+ * GASNETC_MEDIUM_PIECE_AT_RUN_TIME (default 0): 1 if the conduit takes some Mediums bigger
+ *   than GASNETC_NET_MEDIUM (the payload its receive buffers hold) in one gasnetc_am_send,
+ *   moving the payload by rendezvous or RDMA rather than inside the message; it then
+ *   provides gasnetc_medium_piece(msg), the largest piece of that Medium it takes
+ *   (GASNETC_NET_MEDIUM up to GASNETC_MAX_MEDIUM; the core splits what is bigger, as
+ *   without the hook). The core may ask with a made-up msg (category, jobrank, is_req and
+ *   nbytes set) to size the Medium replies it asks a peer for: the answer must not
+ *   depend on the direction. On the target, the conduit receives such a payload into a
+ *   buffer of GASNETC_MAX_MEDIUM bytes from gasneti_bigmed_get() (the core's pool, any
+ *   thread, no lock), hands it to gasneti_am_deliver as the Medium's payload (contiguous,
+ *   aligned for any type) and gives it back with gasneti_bigmed_put() once the handler
+ *   has returned. */
+#ifndef GASNETC_MEDIUM_PIECE_AT_RUN_TIME
+#  define GASNETC_MEDIUM_PIECE_AT_RUN_TIME 0
+#endif
+#if GASNETC_MEDIUM_PIECE_AT_RUN_TIME
+#  if !(GASNETC_NET_MEDIUM < GASNETC_MAX_MEDIUM)
+#    error "GASNETC_MEDIUM_PIECE_AT_RUN_TIME is for a conduit whose GASNETC_NET_MEDIUM is below GASNETC_MAX_MEDIUM"
+#  endif
+extern size_t gasnetc_medium_piece(const gasneti_am_msg_t *msg);
+#  define GASNETI_MEDIUM_PIECE(msg) gasnetc_medium_piece(msg)
+#else
+#  define GASNETI_MEDIUM_PIECE(msg) ((size_t)GASNETC_NET_MEDIUM)
+#endif
+/* The largest Medium to or from non-neighbor jr that the core never splits (the extended
+ * layer sizes its AM-based transfers by it). */
+static inline size_t gasneti_medium_unsplit(gex_Rank_t jr) {
+    gasneti_am_msg_t probe = {.jobrank = jr, .category = GASNETI_AM_MEDIUM, .nbytes = GASNETC_MAX_MEDIUM};
+    size_t piece = GASNETI_MEDIUM_PIECE(&probe);
+    (void)probe;
+    return piece < gasneti_am_max_medium ? piece : gasneti_am_max_medium;
+}
+
 /* ---------------------------------------------------------------------------------
  * Bootstrap: how the job was started. Provided by the conduit (or a shared spawner in
  * other/); used by the core before AMs work (host discovery, PSHM set-up, segment
@@ -194,9 +228,10 @@ extern void gasnetc_network_fini(void);
  * Active Messages to non-neighbors (never called when GASNETC_NBRHD_ONLY)
  * --------------------------------------------------------------------------------- */
 /* Send one AM (request or reply, any category; msg->jobrank is the destination).
- * Short: nargs args. Medium: nbytes <= GASNETC_NET_MEDIUM bytes from msg->src, handed to
- * the handler in a buffer aligned for any type. Long: nbytes <= GASNETI_LONG_PIECE(msg) bytes
- * written at msg->dest_addr in the target's segment before the handler runs.
+ * Short: nargs args. Medium: nbytes <= GASNETI_MEDIUM_PIECE(msg) bytes from msg->src,
+ * handed to the handler in a buffer aligned for any type. Long: nbytes <=
+ * GASNETI_LONG_PIECE(msg) bytes written at msg->dest_addr in the target's segment before
+ * the handler runs.
  * msg->frag, when not NULL: 12 bytes the conduit carries with the AM and hands to
  * gasneti_am_deliver in gasneti_am_recv_t.frag (NULL otherwise).
  * Local completion: if lc is NULL, the source may be reused when this returns;

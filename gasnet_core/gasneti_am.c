@@ -97,7 +97,8 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
         return rc;
     }
 #if GASNETC_FRAGMENTS
-    if (GASNETI_UNLIKELY(m->nbytes > (m->category == GASNETI_AM_LONG ? GASNETI_LONG_PIECE(m) : GASNETC_NET_MEDIUM)))
+    if (GASNETI_UNLIKELY(m->nbytes >
+                         (m->category == GASNETI_AM_LONG ? GASNETI_LONG_PIECE(m) : GASNETI_MEDIUM_PIECE(m))))
         return gasneti_frag_send(m, lc_opt);
 #endif
     return gasnete_am_send_network(m, lc_opt);

@@ -1,20 +1,33 @@
-/* gasneti_frag.c: Mediums and Longs bigger than one message of the conduit's network.
- * Layer: core. Written once for every conduit whose natural message (GASNETC_NET_MEDIUM,
- * GASNETC_NET_LONG in <net>_conduit.h) is smaller than what the library offers clients
- * (GASNETC_MAX_MEDIUM, at least 64 KiB everywhere, and GASNETC_MAX_LONG).
+/* gasneti_frag.c: Mediums and Longs bigger than one message of the conduit's network, and
+ * the pool of Medium-sized buffers. Layer: core. Written once for every conduit whose
+ * natural message (GASNETC_NET_MEDIUM, GASNETC_NET_LONG in <net>_conduit.h) is smaller than
+ * what the library offers clients (GASNETC_MAX_MEDIUM, at least 64 KiB everywhere, and
+ * GASNETC_MAX_LONG).
  *
- * Sender: the AM is cut into pieces of the natural size, each sent by gasnetc_am_send as
- * an AM of the same category, handler and arguments, with a fragment header (message id,
- * offset, total) the conduit carries opaquely. A Long piece goes straight to its place
- * in the destination (dest_addr + offset).
- * Target: pieces may arrive in any order (and interleaved with pieces of other messages
- * from any sender). Medium pieces are copied into one buffer per message; Long pieces
- * are already in place and only counted. When the last byte has arrived, the handler
- * runs once, with the whole payload, exactly as for an unsplit AM (a request handler may
- * reply; the reply may be split in turn).
+ * Sender: the AM is cut into pieces of the largest size the conduit takes in one
+ * gasnetc_am_send (GASNETI_MEDIUM_PIECE / GASNETI_LONG_PIECE: the NET size, or what the
+ * conduit's run-time hook says), each sent as an AM of the same category, handler and
+ * arguments, with a fragment header (message id, offset, total) the conduit carries
+ * opaquely. A Long piece goes straight to its place in the destination (dest_addr + offset).
+ * Target: pieces may arrive in any order, interleaved with pieces of other messages of the
+ * same sender (PAR threads send concurrently) and of other senders, on any thread. Each
+ * sender has its own reassembly state per direction (request / reply), made on its first
+ * piece, with its own lock held only to find or claim the slot of a message (no lock in
+ * SEQ builds); a slot holds a buffer taken from the pool (Medium) or the start of the
+ * destination (Long, whose pieces are already in place and only counted). Pieces are
+ * copied outside the lock and counted atomically; the piece that completes the message
+ * frees the slot, runs the handler once, with the whole payload, exactly as for an unsplit
+ * AM (it may reply, and the reply may be split in turn: no lock is held), then returns the
+ * buffer to the pool. A piece that does not fit its message (past the total, a total
+ * beyond the maximum, a disagreement with earlier pieces) is a fatal error naming the peer.
+ *
+ * The pool (gasneti_bigmed_get / _put): buffers of GASNETC_MAX_MEDIUM bytes, made on
+ * demand, kept for reuse in POOL_KEEP lock-free places (freed beyond that). Reassembly
+ * uses it; so does a conduit that receives a big Medium's payload apart from its message
+ * (GASNETC_MEDIUM_PIECE_AT_RUN_TIME, conduit_contract.h).
  * Cost: one copy of a split Medium at the target (the conduit's receive buffer to the
- * reassembly buffer), a lock and a hash lookup per piece; a split Long costs only the
- * lookup. Unsplit AMs pay one predictable branch on each side. */
+ * pool buffer); per piece an uncontended lock and an atomic add. Unsplit AMs pay one
+ * predictable branch on each side. */
 #include "conduit_contract.h"
 #include "gasneti_deliver.h"
 
@@ -25,10 +38,37 @@
 
 #if GASNETC_FRAGMENTS
 
+/* ---- the pool ---- */
+#define POOL_KEEP 64
+static void *pool[POOL_KEEP];
+
+void *gasneti_bigmed_get(void) {
+    for (int i = 0; i < POOL_KEEP; i++) /* kept buffers gather at the low places */
+        if (__atomic_load_n(&pool[i], __ATOMIC_RELAXED)) {
+            void *b = __atomic_exchange_n(&pool[i], NULL, __ATOMIC_ACQUIRE);
+            if (b) return b;
+        }
+    void *b;
+    if (posix_memalign(&b, 64, GASNETC_MAX_MEDIUM))
+        gasneti_fatalerror("out of memory for a %u-byte Medium buffer", (unsigned)GASNETC_MAX_MEDIUM);
+    return b;
+}
+
+void gasneti_bigmed_put(void *b) {
+    for (int i = 0; i < POOL_KEEP; i++) {
+        void *none = NULL;
+        if (!__atomic_load_n(&pool[i], __ATOMIC_RELAXED) &&
+            __atomic_compare_exchange_n(&pool[i], &none, b, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+            return;
+    }
+    free(b);
+}
+
+/* ---- sender ---- */
 static uint32_t next_msgid;
 
 int gasneti_frag_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
-    size_t piece = m->category == GASNETI_AM_LONG ? GASNETI_LONG_PIECE(m) : GASNETC_NET_MEDIUM;
+    size_t piece = m->category == GASNETI_AM_LONG ? GASNETI_LONG_PIECE(m) : GASNETI_MEDIUM_PIECE(m);
     gasneti_frag_t fh = {__atomic_fetch_add(&next_msgid, 1, __ATOMIC_RELAXED), 0, (uint32_t)m->nbytes};
     gasneti_am_msg_t f = *m;
     f.frag = &fh;
@@ -46,89 +86,134 @@ int gasneti_frag_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     return GASNET_OK;
 }
 
-/* ---- reassembly: messages partly arrived, by (sender, request/reply, message id) ---- */
-typedef struct entry_s {
-    struct entry_s *next;
-    gex_Rank_t src;
-    uint32_t msgid, total, got;
-    uint8_t is_req, category;
-    uint8_t *buf; /* Medium: the whole payload; Long: the start of the destination */
-} entry_t;
-
-#define NBUCKETS 256
-static entry_t *bucket[NBUCKETS];
-static size_t nentries;
+/* ---- target: per sender and direction, the messages partly arrived ---- */
+#define SLOTS 4 /* messages of one sender in flight at once before another block is made */
+typedef struct {
+    uint32_t msgid, total;
+    uint32_t got; /* bytes arrived (atomic) */
+    uint8_t used, category;
+    uint8_t *buf; /* Medium: a pool buffer; Long: the start of the destination */
+} partial_t;
+typedef struct block_s {
+    partial_t p[SLOTS];
+    struct block_s *next; /* never freed: the most a sender had in flight */
+} block_t;
+typedef struct {
 #if GASNETI_LOCKS
-static pthread_mutex_t frag_lock = PTHREAD_MUTEX_INITIALIZER;
-#  define LOCK() pthread_mutex_lock(&frag_lock)
-#  define UNLOCK() pthread_mutex_unlock(&frag_lock)
+    pthread_mutex_t lock;
+#endif
+    block_t first;
+} source_t;
+static source_t **sources; /* [2 * rank + is_req], each made on the sender's first piece */
+
+#if GASNETI_LOCKS
+#  define SLOCK(s) pthread_mutex_lock(&(s)->lock)
+#  define SUNLOCK(s) pthread_mutex_unlock(&(s)->lock)
 #else
-#  define LOCK() ((void)0)
-#  define UNLOCK() ((void)0)
+#  define SLOCK(s) ((void)0)
+#  define SUNLOCK(s) ((void)0)
 #endif
 
-size_t gasneti_frag_reassembling(void) { return __atomic_load_n(&nentries, __ATOMIC_RELAXED); }
+static void *xcalloc(size_t n, size_t size) {
+    void *p = calloc(n, size);
+    if (!p) gasneti_fatalerror("out of memory reassembling split AMs");
+    return p;
+}
 
-GASNETI_COLD static void bad_piece(const gasneti_am_recv_t *m, const char *why) {
-    /* the conduit checked the datagram; this is a sender that does not follow the
-     * protocol (or a corrupted one): drop the piece, say so */
-    gasneti_warning("dropped a piece of a split AM from rank %u (message %u, offset %u of %u, %zu bytes): %s",
-                    (unsigned)m->srcrank, m->frag->msgid, m->frag->offset, m->frag->total, m->nbytes, why);
+static source_t *source_of(gex_Rank_t src, int is_req) {
+    source_t **all = __atomic_load_n(&sources, __ATOMIC_ACQUIRE);
+    if (GASNETI_UNLIKELY(!all)) {
+        source_t **none = NULL, **mine = xcalloc(2 * (size_t)gasneti_nodes, sizeof(*mine));
+        if (__atomic_compare_exchange_n(&sources, &none, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) all = mine;
+        else free(mine), all = none;
+    }
+    source_t **at = &all[2 * (size_t)src + (is_req ? 1 : 0)], *s = __atomic_load_n(at, __ATOMIC_ACQUIRE);
+    if (GASNETI_UNLIKELY(!s)) {
+        source_t *none = NULL, *mine = xcalloc(1, sizeof(*mine));
+#if GASNETI_LOCKS
+        pthread_mutex_init(&mine->lock, NULL);
+#endif
+        if (__atomic_compare_exchange_n(at, &none, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) s = mine;
+        else free(mine), s = none;
+    }
+    return s;
+}
+
+GASNETI_COLD GASNETI_NORETURN static void bad_piece(const gasneti_am_recv_t *m, const char *why) {
+    /* the conduit checked its message; this is a sender that does not follow the
+     * protocol (or a corrupted one) */
+    gasneti_fatalerror("a piece of a split %s %s from rank %u does not fit (message %u: offset %u, %zu bytes, "
+                       "total %u): %s",
+                       m->category == GASNETI_AM_LONG ? "Long" : m->category == GASNETI_AM_MEDIUM ? "Medium" : "Short",
+                       m->is_req ? "request" : "reply", (unsigned)m->srcrank, m->frag->msgid, m->frag->offset,
+                       m->nbytes, m->frag->total, why);
+}
+
+/* lock held: the slot of this piece's message, claimed if it is the first piece here */
+static partial_t *find_or_claim(source_t *s, const gasneti_am_recv_t *m) {
+    const gasneti_frag_t *f = m->frag;
+    partial_t *free_slot = NULL;
+    block_t *b = &s->first;
+    for (;; b = b->next) {
+        for (int i = 0; i < SLOTS; i++) {
+            partial_t *p = &b->p[i];
+            if (p->used && p->msgid == f->msgid) return p;
+            if (!p->used && !free_slot) free_slot = p;
+        }
+        if (!b->next) break;
+    }
+    if (!free_slot) free_slot = &(b->next = xcalloc(1, sizeof(block_t)))->p[0];
+    partial_t *p = free_slot;
+    p->used = 1;
+    p->msgid = f->msgid;
+    p->total = f->total;
+    p->category = m->category;
+    __atomic_store_n(&p->got, 0, __ATOMIC_RELAXED);
+    p->buf = m->category == GASNETI_AM_MEDIUM ? gasneti_bigmed_get() : (uint8_t *)m->payload - f->offset;
+    return p;
 }
 
 void gasneti_frag_recv(const gasneti_am_recv_t *m) {
     const gasneti_frag_t *f = m->frag;
-    size_t limit = m->category == GASNETI_AM_LONG ? gasneti_am_max_long : gasneti_am_max_medium;
-    if (m->category == GASNETI_AM_SHORT || f->total > limit || f->offset > f->total ||
-        m->nbytes > f->total - f->offset || m->nbytes == 0) {
-        bad_piece(m, "lengths do not fit the message");
-        return;
-    }
-    unsigned b = (m->srcrank * 31u + f->msgid) % NBUCKETS;
-    LOCK();
-    entry_t **pp = &bucket[b], *e;
-    while ((e = *pp) && !(e->src == m->srcrank && e->msgid == f->msgid && e->is_req == m->is_req)) pp = &e->next;
-    if (!e) {
-        e = calloc(1, sizeof(*e));
-        if (e && m->category == GASNETI_AM_MEDIUM && !(e->buf = malloc(f->total))) {
-            free(e);
-            e = NULL;
-        }
-        if (!e) {
-            UNLOCK();
-            gasneti_fatalerror("out of memory reassembling a %u-byte AM from rank %u", f->total,
-                               (unsigned)m->srcrank);
-        }
-        e->src = m->srcrank;
-        e->msgid = f->msgid;
-        e->total = f->total;
-        e->is_req = m->is_req;
-        e->category = m->category;
-        if (m->category == GASNETI_AM_LONG) e->buf = (uint8_t *)m->payload - f->offset;
-        e->next = bucket[b];
-        bucket[b] = e;
-        pp = &bucket[b];
-        nentries++;
-    } else if (e->total != f->total || e->category != m->category ||
-               (m->category == GASNETI_AM_LONG && e->buf != (uint8_t *)m->payload - f->offset)) {
-        UNLOCK();
-        bad_piece(m, "it does not match the earlier pieces of the message");
-        return;
-    }
-    /* copied under the lock: pieces of one message may arrive on several threads */
-    if (m->category == GASNETI_AM_MEDIUM) memcpy(e->buf + f->offset, m->payload, m->nbytes);
-    e->got += (uint32_t)m->nbytes;
-    int done = e->got >= e->total;
-    if (done) {
-        *pp = e->next;
-        nentries--;
-    }
-    UNLOCK();
-    if (!done) return;
-    gasneti_deliver(m->srcrank, m->category, m->is_req, m->nargs, m->handler, m->args, e->buf, e->total, NULL,
+    size_t limit = m->category == GASNETI_AM_LONG ? gasneti_am_max_long : GASNETC_MAX_MEDIUM;
+    if (m->category == GASNETI_AM_SHORT) bad_piece(m, "a Short is never split");
+    if (f->total > limit) bad_piece(m, "the total is beyond the largest payload");
+    if (f->offset > f->total || m->nbytes > f->total - f->offset || m->nbytes == 0)
+        bad_piece(m, "the piece lies outside the message");
+    gasneti_assert(m->srcrank < gasneti_nodes);
+    source_t *s = source_of(m->srcrank, m->is_req);
+    SLOCK(s);
+    partial_t *p = find_or_claim(s, m);
+    uint8_t *buf = p->buf;
+    int mismatch = p->total != f->total || p->category != m->category ||
+                   (m->category == GASNETI_AM_LONG && buf != (uint8_t *)m->payload - f->offset);
+    SUNLOCK(s);
+    if (mismatch) bad_piece(m, "it does not match the earlier pieces of the message");
+    /* the slot stays ours until the last byte is counted, so the copy needs no lock */
+    if (m->category == GASNETI_AM_MEDIUM) memcpy(buf + f->offset, m->payload, m->nbytes);
+    uint32_t got = __atomic_add_fetch(&p->got, (uint32_t)m->nbytes, __ATOMIC_ACQ_REL);
+    if (got < f->total) return;
+    if (got > f->total) bad_piece(m, "more bytes arrived than the message has");
+    SLOCK(s);
+    p->used = 0; /* the slot may serve the next message now */
+    SUNLOCK(s);
+    gasneti_deliver(m->srcrank, m->category, m->is_req, m->nargs, m->handler, m->args, buf, f->total, NULL,
                     m->dst_ep, m->src_ep);
-    if (e->category == GASNETI_AM_MEDIUM) free(e->buf);
-    free(e);
+    if (m->category == GASNETI_AM_MEDIUM) gasneti_bigmed_put(buf);
+}
+
+size_t gasneti_frag_reassembling(void) {
+    source_t **all = __atomic_load_n(&sources, __ATOMIC_ACQUIRE);
+    size_t n = 0;
+    for (size_t i = 0; all && i < 2 * (size_t)gasneti_nodes; i++) {
+        source_t *s = __atomic_load_n(&all[i], __ATOMIC_ACQUIRE);
+        if (!s) continue;
+        SLOCK(s);
+        for (block_t *b = &s->first; b; b = b->next)
+            for (int k = 0; k < SLOTS; k++) n += b->p[k].used;
+        SUNLOCK(s);
+    }
+    return n;
 }
 
 #else /* no conduit in this library splits AMs */

@@ -9,7 +9,8 @@
  *                                       ofi the sender's rank; mpi nothing (MPI's status
  *                                       names the sender)
  *   [gasneti_wire_hdr_t: 8 bytes]        category, nargs, handler, flags, credits, endpoints
- *   [gasneti_wire_long_t: 16 bytes]      a Long's: destination, size, a conduit word
+ *   [gasneti_wire_long_t: 16 bytes]      a Long's, or a Medium's with GASNETI_WIRE_ELSEWHERE:
+ *                                        destination, size, a conduit word
  *   [gasneti_frag_t + 4: 16 bytes]       with GASNETI_WIRE_FRAG: this piece's place
  *   [the arguments, 4 bytes each]
  *   [the payload]                        at a 16-byte aligned offset (Medium, inline Long)
@@ -23,6 +24,14 @@
  * arguments is pre + 8 + 4n bytes (mpi's Short with none: 8; ofi's with <= 4: 32, as
  * before the toolkit). A Medium's size is what follows the payload offset less the
  * padding; an empty Medium stops after its arguments.
+ * A payload elsewhere (GASNETI_WIRE_ELSEWHERE): the message stops after its arguments and
+ * the conduit moves the payload itself (mpi: a second message). A Long's lands at its
+ * destination. A Medium's (a conduit with GASNETC_MEDIUM_PIECE_AT_RUN_TIME, whose big
+ * Mediums exceed its receive buffers) has the 16 bytes of a Long, destination 0 on the
+ * wire: the receiver asks gasneti_wire_elsewhere for a buffer of the core's pool
+ * (gasneti_bigmed_get), which is recorded there, receives the payload into it, and
+ * gasneti_wire_deliver gives it back once the handler has returned (gasneti_wire_forget
+ * if it is never delivered).
  * Credits (gasneti_credit.h) ride in every header; a credit message is a header alone,
  * flags GASNETI_WIRE_CREDIT. Nothing here takes a lock. */
 #ifndef GASNETI_WIRE_H
@@ -48,12 +57,13 @@ _Static_assert(sizeof(gasneti_frag_t) <= 16, "gasneti_frag_t fits its place");
 enum {
     GASNETI_WIRE_FRAG = 1,      /* one piece of a bigger AM (gasneti_frag.c) */
     GASNETI_WIRE_CREDIT = 2,    /* a credit message: nothing else in it */
-    GASNETI_WIRE_ELSEWHERE = 4, /* a Long whose payload travels apart and is in place on arrival */
+    GASNETI_WIRE_ELSEWHERE = 4, /* the payload travels apart (a Long's, or a big Medium's: see above) */
     GASNETI_WIRE_CONDUIT = 8    /* free for the conduit */
 };
 
 #define GASNETI_WIRE_ARGS_OFF(pre, cat, flags)                                                      \
-    ((uint32_t)(pre) + 8u + ((cat) == GASNETI_AM_LONG ? 16u : 0u) + (((flags)&GASNETI_WIRE_FRAG) ? 16u : 0u))
+    ((uint32_t)(pre) + 8u + ((cat) == GASNETI_AM_LONG || ((flags)&GASNETI_WIRE_ELSEWHERE) ? 16u : 0u) +            \
+     (((flags)&GASNETI_WIRE_FRAG) ? 16u : 0u))
 #define GASNETI_WIRE_PAYLOAD_OFF(pre, cat, flags, nargs) ((GASNETI_WIRE_ARGS_OFF(pre, cat, flags) + 4u * (nargs) + 15u) & ~15u)
 /* the longest message with plen payload bytes (before padding) */
 #define GASNETI_WIRE_MAX(pre, plen) (GASNETI_WIRE_PAYLOAD_OFF(pre, GASNETI_AM_LONG, GASNETI_WIRE_FRAG, GASNETI_MAX_ARGS) + (plen))
@@ -61,7 +71,7 @@ enum {
 
 /* The length of m's message (gasneti_wire_build's result), and building it at buf, the
  * prefix left to the caller. flags: 0, or
- * GASNETI_WIRE_ELSEWHERE for a Long whose payload goes apart (then aux names it); align:
+ * GASNETI_WIRE_ELSEWHERE for a Long or Medium whose payload goes apart (then aux names it); align:
  * the length is rounded up to a multiple of it (1, or 16), the padding recorded. Credits
  * are 0: gasneti_wire_set_credits sets them when the message goes. Returns the length. */
 GASNETI_ALWAYS_INLINE uint32_t gasneti_wire_len(size_t pre, const gasneti_am_msg_t *m, unsigned flags, uint32_t align) {
@@ -87,8 +97,8 @@ GASNETI_ALWAYS_INLINE uint32_t gasneti_wire_build(uint8_t *buf, size_t pre, cons
     h->credits = 0;
     h->dst_ep = m->dst_ep;
     h->src_ep = m->src_ep;
-    if (m->category == GASNETI_AM_LONG) {
-        gasneti_wire_long_t x = {(uintptr_t)m->dest_addr, (uint32_t)m->nbytes, aux};
+    if (m->category == GASNETI_AM_LONG || (flags & GASNETI_WIRE_ELSEWHERE)) {
+        gasneti_wire_long_t x = {m->category == GASNETI_AM_LONG ? (uintptr_t)m->dest_addr : 0, (uint32_t)m->nbytes, aux};
         memcpy(h + 1, &x, sizeof(x));
     }
     if (m->frag) {
@@ -130,6 +140,11 @@ static inline const char *gasneti_wire_check(const uint8_t *msg, size_t pre, siz
     if (exact < aoff) return "lengths do not add up";
     if (h->category == GASNETI_AM_SHORT) {
         if (exact != aoff || (h->flags & (GASNETI_WIRE_FRAG | GASNETI_WIRE_ELSEWHERE))) return "Short with a payload";
+    } else if (h->category == GASNETI_AM_MEDIUM && (h->flags & GASNETI_WIRE_ELSEWHERE)) {
+        if (!GASNETC_MEDIUM_PIECE_AT_RUN_TIME) return "Medium with its payload elsewhere";
+        if (exact != aoff) return "lengths do not add up";
+        nbytes = ((const gasneti_wire_long_t *)(h + 1))->nbytes;
+        if (nbytes > GASNETC_MAX_MEDIUM) return "payload too long";
     } else if (h->category == GASNETI_AM_MEDIUM) {
         if (exact != aoff && exact <= poff) return "lengths do not add up";
         nbytes = exact > poff ? exact - poff : 0;
@@ -151,8 +166,32 @@ extern void gasneti_wire_bad(const char *why, gex_Rank_t src) GASNETI_COLD GASNE
 /* a copy of a Medium's payload aligned for any type (per thread; gasneti_deferq.c) */
 extern void *gasneti_wire_realign(const void *payload, size_t nbytes) GASNETI_COLD;
 
+#if GASNETC_MEDIUM_PIECE_AT_RUN_TIME
+/* An arrived message with GASNETI_WIRE_ELSEWHERE (msg: the conduit's own copy, from its
+ * prefix on): where to receive its payload (nbytes in its gasneti_wire_long_t). A Long's
+ * destination; for a Medium a pool buffer, recorded in msg for gasneti_wire_deliver. */
+GASNETI_ALWAYS_INLINE void *gasneti_wire_elsewhere(uint8_t *msg, size_t pre) {
+    gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);
+    gasneti_wire_long_t *x = (gasneti_wire_long_t *)(h + 1);
+    if (h->category == GASNETI_AM_MEDIUM) x->dest_addr = (uintptr_t)gasneti_bigmed_get();
+    return (void *)(uintptr_t)x->dest_addr;
+}
+/* such a message will not be delivered (shut-down): its Medium's pool buffer back */
+GASNETI_ALWAYS_INLINE void gasneti_wire_forget(uint8_t *msg, size_t pre) {
+    gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);
+    if (h->category == GASNETI_AM_MEDIUM)
+        gasneti_bigmed_put((void *)(uintptr_t)((gasneti_wire_long_t *)(h + 1))->dest_addr);
+}
+#else
+GASNETI_ALWAYS_INLINE void *gasneti_wire_elsewhere(uint8_t *msg, size_t pre) {
+    return (void *)(uintptr_t)((gasneti_wire_long_t *)(GASNETI_WIRE_HDR(msg, pre) + 1))->dest_addr;
+}
+GASNETI_ALWAYS_INLINE void gasneti_wire_forget(uint8_t *msg, size_t pre) { (void)msg, (void)pre; }
+#endif
+
 /* Run the handler of the message msg (len bytes from its prefix on, checked) from src. A
- * Long's inline payload is copied to its destination first. */
+ * Long's inline payload is copied to its destination first; a Medium's pool buffer
+ * (GASNETI_WIRE_ELSEWHERE) is given back after the handler. */
 GASNETI_ALWAYS_INLINE void gasneti_wire_deliver(const uint8_t *msg, size_t pre, size_t len, gex_Rank_t src, int is_req) {
     const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);
     uint32_t aoff = GASNETI_WIRE_ARGS_OFF(pre, h->category, h->flags);
@@ -173,6 +212,15 @@ GASNETI_ALWAYS_INLINE void gasneti_wire_deliver(const uint8_t *msg, size_t pre, 
         m.nbytes = x->nbytes;
         if (x->nbytes && !(h->flags & GASNETI_WIRE_ELSEWHERE)) memcpy((void *)(uintptr_t)x->dest_addr, payload, x->nbytes);
         m.payload = (void *)(uintptr_t)x->dest_addr;
+#if GASNETC_MEDIUM_PIECE_AT_RUN_TIME
+    } else if (h->category == GASNETI_AM_MEDIUM && (h->flags & GASNETI_WIRE_ELSEWHERE)) {
+        const gasneti_wire_long_t *x = (const gasneti_wire_long_t *)(h + 1);
+        m.nbytes = x->nbytes;
+        m.payload = (void *)(uintptr_t)x->dest_addr; /* the pool buffer it was received in */
+        gasneti_am_deliver(&m);
+        gasneti_bigmed_put(m.payload);
+        return;
+#endif
     } else if (h->category == GASNETI_AM_MEDIUM) {
         size_t exact = len - (h->flags >> 4);
         m.nbytes = exact > poff ? exact - poff : 0;

@@ -100,8 +100,7 @@ int gasnete_amrma_put(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *
 
 int gasnete_amrma_get(void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done, gex_Flags_t flags) {
     /* a reply that fits one network message of the conduit (no splitting, gasneti_frag.c) */
-    size_t chunk = gasneti_nbrhd_index[jr] < 0 && GASNETC_NET_MEDIUM < gasneti_am_max_medium ? GASNETC_NET_MEDIUM
-                                                                                            : gasneti_am_max_medium;
+    size_t chunk = gasneti_nbrhd_index[jr] < 0 ? gasneti_medium_unsplit(jr) : gasneti_am_max_medium;
     size_t off = 0;
     do {
         size_t c = n - off < chunk ? n - off : chunk;

@@ -55,14 +55,6 @@ static void vis_pack_config(void) {
     __atomic_store_n(&vis_pack_on, gasneti_getenv_yesno("GASNET_VIS_AMPIPE", 1), __ATOMIC_RELEASE);
 }
 
-/* a packet's size: one network message of the conduit (no fragmentation), at most the
- * largest Medium either way */
-static size_t vis_packet_cap(void) {
-    size_t cap = gasneti_am_max_medium;
-    if (GASNETC_NET_MEDIUM < cap) cap = GASNETC_NET_MEDIUM;
-    return cap;
-}
-
 typedef struct {
     int mode, is_put;
     gex_TM_t tm;
@@ -137,7 +129,7 @@ static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t
     vis_pack_config();
     c->jr = gasneti_tm_jobrank(tm, rank);
     c->pack = vis_pack_on && vis_pack_max && gasneti_tm_peerseg(tm, rank, c->jr)->_nbr_delta == GASNETI_NOT_NBR;
-    c->cap = vis_packet_cap();
+    c->cap = gasneti_medium_unsplit(c->jr); /* a packet is never split */
     c->used = c->reply_bytes = 0;
     c->buf = NULL;
     c->gd = NULL;

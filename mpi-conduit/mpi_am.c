@@ -5,15 +5,21 @@
  * ever matches ours; requests, replies and separate payloads each have their own, so MPI
  * matches an arrival against the receives of its own kind only (replies behind 16 posted
  * request receives on one communicator cost about 15% of the AM round trip). An AM is one
- * MPI message: a header, the arguments and (Medium, and Long up to INLINE_LONG bytes) the
- * payload. A bigger Long payload is a second message, sent from the client's source
- * buffer and received by an MPI_Irecv posted at the destination address once its header
- * has arrived (no copy on either side); its tag names it (TAG_DATA + a per-peer,
- * per-channel number), so the two messages pair up whatever order MPI matches them in.
+ * MPI message: a header, the arguments and (Medium and Long up to INLINE_LONG bytes) the
+ * payload. A bigger payload is a second message, received by an MPI_Irecv posted once its
+ * header has arrived: a Long's at the destination address, sent from the client's source
+ * buffer (no copy on either side); a Medium's into a buffer of the core's pool
+ * (gasneti_bigmed_get, given back when the handler returns), sent from the source when the
+ * client asked for local completion, else from a copy (the call returns at once, as for a
+ * small Medium). Its tag names it (TAG_DATA + a per-peer, per-channel number), so the two
+ * messages pair up whatever order MPI matches them in. So the receive buffers hold only
+ * INLINE_LONG bytes of payload (GASNETC_NET_MEDIUM), and a 64 KiB Medium moves as MPI
+ * moves any big message.
  *
  * Messages have the toolkit's layout (gasneti_wire.h) with no prefix: MPI's status names
  * the sender. A Short with no arguments is the 8-byte header alone (the round trip's cost
- * grows with the bytes MPI moves); a separate Long payload's number is the Long's aux word.
+ * grows with the bytes MPI moves). A header whose payload is a second message has the
+ * toolkit's GASNETI_WIRE_ELSEWHERE flag, and that message's number is its aux word.
  * Requests and replies are separate channels (communicators, tags TAG_REQ / TAG_REP), each with its own
  * pool of RECVS pre-posted receive buffers of the largest message. Flow control:
  *   - CREDITS request credits per peer (the toolkit's, gasneti_credit.h); credit messages
@@ -32,13 +38,13 @@
 #define RECVS 16         /* pre-posted receives per channel */
 #define MAXSEND 256      /* MPI sends outstanding per process */
 #define CREDITS 32       /* requests in flight to one peer */
-#define INLINE_LONG 8192 /* a Long payload up to this size travels in the header's message */
+#define INLINE_LONG 8192 /* a Medium or Long payload up to this size travels in the header's message */
 enum { CH_REQ = 0, CH_REP = 1 };
 enum { TAG_REQ = 1, TAG_REP = 2, TAG_DATA = 4096, TAG_DATA_SPAN = 8192 };
 #define PRE 0 /* no prefix before the toolkit's header */
 #define MSG_MAX GASNETI_WIRE_MAX(PRE, GASNETC_NET_MEDIUM)
 _Static_assert(CREDITS <= 65535, "credits owed fit the header");
-_Static_assert(INLINE_LONG <= GASNETC_NET_MEDIUM, "an inline Long fits a receive buffer");
+_Static_assert(INLINE_LONG == GASNETC_NET_MEDIUM, "an inline Medium or Long fits a receive buffer");
 #define CH_COMM(ch) gasnetc_am_comm[(ch) == CH_REQ ? GASNETC_COMM_REQ : GASNETC_COMM_REP]
 #define COMM_REP gasnetc_am_comm[GASNETC_COMM_REP]
 #define COMM_DATA gasnetc_am_comm[GASNETC_COMM_DATA]
@@ -55,7 +61,8 @@ typedef struct { /* a send slot's (the buffer is the pool's, same index) */
     gasneti_counter_t *lc;  /* done when the separate payload's send completes */
 } slot_t;
 
-/* a Long whose header arrived and whose payload is being received in place */
+/* an AM whose header arrived and whose payload is being received apart (a Long's in
+ * place, a Medium's into a pool buffer) */
 typedef struct {
     MPI_Request req;
     int src, is_req;
@@ -64,6 +71,9 @@ typedef struct {
 } pend_t;
 
 static int ready;
+static int medium_separate = 1; /* GASNET_MPI_MEDIUM_SEPARATE */
+static int verbose;              /* GASNET_VERBOSEENV on rank 0: the counts below at exit */
+static uint64_t nbig_sent, nmed_sent, nbig_recv; /* Mediums: separate payload, inside; separate received */
 static peer_t *peers;
 static gasneti_credits_t cr;
 static gasneti_slots_t pool;
@@ -228,12 +238,14 @@ static int mpi_poll(int nested) {
             pend_t *e = &pend[npend++];
             e->src = src;
             e->is_req = is_req;
-            const gasneti_wire_long_t *x = (const gasneti_wire_long_t *)(h + 1);
             e->len = (size_t)len;
-            e->msg = gasneti_net_malloc(e->len, "a Long's header");
+            e->msg = gasneti_net_malloc(e->len, "a separate payload's header");
             memcpy(e->msg, h, e->len);
-            MPI_Irecv((void *)(uintptr_t)x->dest_addr, (int)x->nbytes, MPI_BYTE, src,
-                      DATA_TAG(is_req ? CH_REQ : CH_REP, x->aux), COMM_DATA, &e->req);
+            const gasneti_wire_long_t *x = (const gasneti_wire_long_t *)(GASNETI_WIRE_HDR(e->msg, PRE) + 1);
+            void *dest = gasneti_wire_elsewhere(e->msg, PRE); /* a Medium's: a pool buffer */
+            if (h->category == GASNETI_AM_MEDIUM) nbig_recv++;
+            MPI_Irecv(dest, (int)x->nbytes, MPI_BYTE, src, DATA_TAG(is_req ? CH_REQ : CH_REP, x->aux), COMM_DATA,
+                      &e->req);
             post_recv(i);
         } else if (gasneti_defer_if(nested, is_req, (gex_Rank_t)src, rbuf[i], (size_t)len)) {
             post_recv(i);
@@ -291,21 +303,37 @@ static int room(void *m) {
     return gasneti_slots_avail(&pool) && gasneti_credit_ok(&cr, ((gasneti_am_msg_t *)m)->jobrank, ((gasneti_am_msg_t *)m)->is_req);
 }
 
+/* a Medium above INLINE_LONG goes as one AM with its payload in a message of its own */
+size_t gasnetc_medium_piece(const gasneti_am_msg_t *m) {
+    (void)m;
+    return medium_separate ? GASNETC_MAX_MEDIUM : GASNETC_NET_MEDIUM;
+}
+
 int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     peer_t *p = &peers[m->jobrank];
     int ch = m->is_req ? CH_REQ : CH_REP;
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
-    int separate = m->category == GASNETI_AM_LONG && plen > INLINE_LONG;
+    int separate = plen > INLINE_LONG; /* the payload in a message of its own */
+    int copied = separate && m->category == GASNETI_AM_MEDIUM && !lc; /* ... sent from the slot */
     unsigned flags = separate ? GASNETI_WIRE_ELSEWHERE : 0;
     uint32_t len = gasneti_wire_len(PRE, m, flags, 1);
-    gasneti_assert(separate ? plen <= GASNETC_NET_LONG : plen <= GASNETC_NET_MEDIUM);
+    /* a copied payload: in the slot after the header, 16-byte aligned */
+    uint32_t poff = GASNETI_WIRE_PAYLOAD_OFF(PRE, m->category, flags | (m->frag ? GASNETI_WIRE_FRAG : 0), m->nargs);
+    gasneti_assert(!separate                          ? plen <= GASNETC_NET_MEDIUM
+                   : m->category == GASNETI_AM_LONG ? plen <= GASNETC_NET_LONG
+                                                    : plen <= GASNETC_MAX_MEDIUM);
     gasneti_counter_t mine; /* separate payload without lc: we wait for its send */
     if (gasneti_lock_room(&gasnetc_mpi_lock, room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
     int si = gasneti_slots_get(&pool);
     slot_t *s = &slots[si];
-    uint8_t *buf = gasneti_slots_buf(&pool, si, len);
+    uint8_t *buf = gasneti_slots_buf(&pool, si, copied ? poff + plen : len);
     uint32_t dataseq = separate ? p->dataseq[ch]++ : 0;
     gasneti_wire_build(buf, PRE, m, flags, dataseq, 1);
+    if (copied) memcpy(buf + poff, m->src, plen);
+    if (m->category == GASNETI_AM_MEDIUM) {
+        if (separate) nbig_sent++;
+        else nmed_sent++;
+    }
     gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, m->jobrank)); /* piggy-backed */
     gasneti_credit_sent(&cr, m->jobrank, m->is_req);
     MPI_Request r;
@@ -319,20 +347,22 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         s->npend = 1;
     }
     if (separate) {
-        if (!lc) {
+        if (copied) {
+            s->lc = NULL;
+        } else if (!lc) {
             gasneti_atomic_set(&mine, 1);
             s->lc = &mine;
         } else {
             s->lc = lc;
         }
-        MPI_Isend((void *)m->src, (int)plen, MPI_BYTE, (int)m->jobrank, DATA_TAG(ch, dataseq), COMM_DATA,
-                  &r);
+        MPI_Isend(copied ? (void *)(buf + poff) : (void *)m->src, (int)plen, MPI_BYTE, (int)m->jobrank,
+                  DATA_TAG(ch, dataseq), COMM_DATA, &r);
         add_active(r, si, 1);
         s->npend++;
     }
     if (!s->npend) gasneti_slots_put(&pool, si);
     MPI_UNLOCK();
-    if (!separate) {
+    if (!separate || copied) {
         if (lc) gasneti_counter_done(lc); /* copied: the source may be reused */
     } else if (!lc) {
         /* the receiver posts its receive for the payload in any poll, so this ends */
@@ -351,6 +381,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) peers[r].credit_req = MPI_REQUEST_NULL;
     gasneti_credits_init(&cr, CREDITS);
     gasneti_slots_init(&pool, MAXSEND, 256, NULL, NULL);
+    medium_separate = gasneti_getenv_yesno("GASNET_MPI_MEDIUM_SEPARATE", 1);
+    verbose = gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
     if (gasneti_nbrhd_size < gasneti_nodes) { /* some peer is not a neighbor */
         MPI_LOCK();
         for (int i = 0; i < 2 * RECVS; i++) { /* persistent: MPI_Start posts one again */
@@ -376,6 +408,12 @@ void gasnetc_am_quiesce(void) {
     if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return;
     MPI_LOCK();
     ready = 0;
+    if (verbose)
+        fprintf(stderr,
+                "mpi-conduit: rank 0 sent %llu Medium(s) with the payload in a message of its own (above %d "
+                "bytes), %llu inside the AM's message; received %llu of its own\n",
+                (unsigned long long)nbig_sent, INLINE_LONG, (unsigned long long)nmed_sent,
+                (unsigned long long)nbig_recv);
     double end = MPI_Wtime() + 0.1;
     while (nactive && MPI_Wtime() < end) test_sends();
     for (int i = 0; i < nactive; i++) MPI_Request_free(&areq[i]);
@@ -390,6 +428,7 @@ void gasnetc_am_quiesce(void) {
     for (int j = 0; j < npend; j++) {
         MPI_Cancel(&pend[j].req);
         MPI_Wait(&pend[j].req, MPI_STATUS_IGNORE);
+        gasneti_wire_forget(pend[j].msg, PRE); /* a Medium's pool buffer */
     }
     npend = 0;
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++)

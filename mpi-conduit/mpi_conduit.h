@@ -19,11 +19,15 @@
 /* What clients see (the same on every conduit). */
 #define GASNETC_MAX_MEDIUM 65536
 #define GASNETC_MAX_LONG (4u << 20)
-/* One MPI message carries a whole Medium (the receive buffers are that big); a Long
- * payload travels as its own MPI message of at most 1 MiB, received in place: bigger
- * Longs are split by the core (gasneti_frag.c). */
-#define GASNETC_NET_MEDIUM 65536
+/* One MPI message carries a Medium of up to 8 KiB with its header (the receive buffers are
+ * that big); a bigger Medium's payload travels as its own MPI message, received into a
+ * buffer of the core's pool (GASNETC_MEDIUM_PIECE_AT_RUN_TIME: gasnetc_medium_piece says so,
+ * unless GASNET_MPI_MEDIUM_SEPARATE=0 has the core split it into 8 KiB pieces). A Long
+ * payload above 8 KiB travels as its own MPI message too, of at most 1 MiB, received in
+ * place: bigger Longs are split by the core (gasneti_frag.c). */
+#define GASNETC_NET_MEDIUM 8192
 #define GASNETC_NET_LONG (1u << 20)
+#define GASNETC_MEDIUM_PIECE_AT_RUN_TIME 1
 
 #define GASNET_PSHM 1
 

@@ -9,7 +9,13 @@
  *                     per second.
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait.
  *                     Target >= 0.8 x mpi_pingpong_1m_bw.
+ *   am_medium8k_rtt, am_medium16k_rtt, am_medium64k_rtt   Medium request of 8, 16 and 64 KiB,
+ *                     Short reply (mpi-conduit sends a Medium above 8 KiB as a header
+ *                     message and a payload message).
+ *   am_medium64k_stream  MED_STREAM 64 KiB Medium requests back to back (GEX_EVENT_NOW),
+ *                     the last one's handler replies.
  * Each figure is the best of BENCH_RUNS runs, raw and GASNet runs alternating. */
+#include "bench_medium.h"
 #include "bench_pingpong.h"
 
 #include <mpi.h>
@@ -18,6 +24,8 @@
 #define BW_BYTES (1u << 20)
 #define PUT_COUNT 64
 #define PP_ITERS 64
+#define MED_ITERS 2000L
+#define MED_STREAM 1024L
 
 
 static double mpi_rtt(const bench_job_t *j) {
@@ -65,9 +73,9 @@ static double put_bw(const bench_job_t *j, char *buf) {
 }
 
 int main(int argc, char **argv) {
-    gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS};
+    gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS, BENCH_MEDIUM_HANDLERS};
     bench_job_t j;
-    bench_init(&j, &argc, &argv, "BENCH_MPI", 2 * BW_BYTES, h, 2);
+    bench_init(&j, &argc, &argv, "BENCH_MPI", 2 * BW_BYTES, h, sizeof h / sizeof h[0]);
     char *buf = malloc(BW_BYTES);
     if (!buf) bench_fail(&j, "out of memory");
     memset(buf, 1, BW_BYTES);
@@ -82,6 +90,16 @@ int main(int argc, char **argv) {
         if (a > best_mbw) best_mbw = a;
         if (b > best_pbw) best_pbw = b;
     }
+    static const size_t med[3] = {8192, 16384, 65536};
+    double best_med[3] = {1e30, 1e30, 1e30}, best_stream = 0;
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        for (int k = 0; k < 3; k++) {
+            double v = bench_am_medium_rtt(&j, buf, med[k], MED_ITERS);
+            if (v < best_med[k]) best_med[k] = v;
+        }
+        double v = bench_am_medium_stream(&j, buf, 65536, MED_STREAM) / 1e6;
+        if (v > best_stream) best_stream = v;
+    }
     if (j.me == 0) {
         bench_print("mpi_rtt", best_mrtt, "us");
         bench_print("am_short_rtt", best_artt, "us");
@@ -89,6 +107,10 @@ int main(int argc, char **argv) {
         bench_print("mpi_pingpong_1m_bw", best_mbw, "MB/s");
         bench_print("put_1m_bw", best_pbw, "MB/s");
         bench_ratio("put_1m_bw_vs_mpi", best_pbw / best_mbw, 0, 0.8);
+        bench_print("am_medium8k_rtt", best_med[0], "us");
+        bench_print("am_medium16k_rtt", best_med[1], "us");
+        bench_print("am_medium64k_rtt", best_med[2], "us");
+        bench_print("am_medium64k_stream", best_stream, "MB/s");
     }
     free(buf);
     bench_finish(&j);

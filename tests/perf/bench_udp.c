@@ -11,6 +11,8 @@
  *                     atomic is one AM round trip). Target <= 1.2 x am_short_rtt.
  *   am_medium8k_rtt, am_medium64k_rtt   8 KiB and 64 KiB Medium request, Short reply (a
  *                     64 KiB Medium is two datagrams, reassembled by the core).
+ *   am_medium64k_stream  MED_STREAM 64 KiB Medium requests back to back (GEX_EVENT_NOW),
+ *                     the last one's handler replies: the core's reassembly at full rate.
  *   raw_udp_stream_bw baseline: 64 x 1 MiB sent as 65000-byte datagrams from one socket to
  *                     the other; the receiver acknowledges every 256 KiB and the sender
  *                     keeps at most half the receive buffer unacknowledged (the least flow
@@ -23,12 +25,13 @@
  *                     beside the raw send rate, no target.
  * With the argument "lossy" (run-bench starts it under other/udp_fault_shim.c with 10%
  * loss) only put_1m_bw is measured, as put_1m_bw_lossy; run-bench prints its fraction of
- * the loss-free figure. Each figure is the best of BENCH_RUNS runs; the round trips of
- * 3 x BENCH_RUNS alternating raw and AM runs. */
+ * the loss-free figure. With the argument "medium" only the three Medium figures are
+ * measured. Each figure is the best of BENCH_RUNS runs; the round trips of 3 x BENCH_RUNS
+ * alternating raw and AM runs (the Medium ones of 3 x BENCH_RUNS runs). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "bench_util.h"
+#include "bench_medium.h"
 
 #include <gasnet_ratomic.h>
 
@@ -38,10 +41,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-enum { H_PING = 200, H_PONG, H_MED, H_FLOOD, H_PORT, H_DONE };
+enum { H_PING = 200, H_PONG, H_FLOOD = 203, H_PORT, H_DONE };
 
 #define RTT_ITERS 20000L
 #define MED_ITERS 2000L
+#define MED_STREAM 1024L
 #define PUT_BYTES (1u << 20)
 #define PUT_COUNT 64
 #define DGRAM 65000
@@ -60,12 +64,6 @@ static void h_pong(gex_Token_t t) {
     (void)t;
     atomic_fetch_add_explicit(&g_replies, 1, memory_order_relaxed);
 }
-static void h_med(gex_Token_t t, void *buf, size_t n) {
-    (void)buf;
-    (void)n;
-    atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed);
-    gex_AM_ReplyShort0(t, H_PONG, 0);
-}
 static void h_flood(gex_Token_t t) {
     uint64_t n = atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed) + 1;
     if (n == g_flood_last) gex_AM_ReplyShort0(t, H_PONG, 0);
@@ -82,10 +80,10 @@ static void h_done(gex_Token_t t) {
 static gex_AM_Entry_t g_table[] = {
     {H_PING, (gex_AM_Fn_t)h_ping, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "ping"},
     {H_PONG, (gex_AM_Fn_t)h_pong, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "pong"},
-    {H_MED, (gex_AM_Fn_t)h_med, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_MEDIUM, 0, NULL, "med"},
     {H_FLOOD, (gex_AM_Fn_t)h_flood, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "flood"},
     {H_PORT, (gex_AM_Fn_t)h_port, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "port"},
     {H_DONE, (gex_AM_Fn_t)h_done, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 0, NULL, "done"},
+    BENCH_MEDIUM_HANDLERS,
 };
 
 static bench_job_t J;
@@ -148,21 +146,45 @@ static double raw_rtt(void) {
     return (double)(bench_now_ns() - t0) / RTT_ITERS / 1000.0;
 }
 
-static double am_rtt(size_t med) {
-    long iters = med ? MED_ITERS : RTT_ITERS;
+static double am_rtt(void) {
+    long iters = RTT_ITERS;
     bench_barrier(&J);
     uint64_t base = atomic_load(&g_requests), t0 = bench_now_ns();
     if (J.me == 0) {
         for (long i = 0; i < iters; i++) {
             uint64_t want = atomic_load(&g_replies) + 1;
-            if (med) gex_AM_RequestMedium0(J.tm, J.peer, H_MED, g_buf, med, GEX_EVENT_NOW, 0);
-            else gex_AM_RequestShort0(J.tm, J.peer, H_PING, 0);
+            gex_AM_RequestShort0(J.tm, J.peer, H_PING, 0);
             GASNET_BLOCKUNTIL(atomic_load_explicit(&g_replies, memory_order_relaxed) >= want);
         }
     } else {
         GASNET_BLOCKUNTIL(atomic_load_explicit(&g_requests, memory_order_relaxed) >= base + (uint64_t)iters);
     }
     return (double)(bench_now_ns() - t0) / (double)iters / 1000.0;
+}
+
+static double best_of(double (*f)(void), int at_most) {
+    double best = at_most ? 1e300 : 0;
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        double v = f();
+        if (at_most ? v < best : v > best) best = v;
+    }
+    return best;
+}
+static double medium64k_stream(void) { return bench_am_medium_stream(&J, g_buf, 65536, MED_STREAM) / 1048576.0; }
+static void medium_figures(void) {
+    double m8 = 1e300, m64 = 1e300;
+    for (int r = 0; r < 3 * BENCH_RUNS; r++) {
+        double v = bench_am_medium_rtt(&J, g_buf, 8192, MED_ITERS);
+        if (v < m8) m8 = v;
+        v = bench_am_medium_rtt(&J, g_buf, 65536, MED_ITERS);
+        if (v < m64) m64 = v;
+    }
+    double stream = best_of(medium64k_stream, 0);
+    if (J.me == 0) {
+        bench_print("am_medium8k_rtt", m8, "us");
+        bench_print("am_medium64k_rtt", m64, "us");
+        bench_print("am_medium64k_stream", stream, "MiB/s");
+    }
 }
 
 static gex_AD_t g_ad;
@@ -261,18 +283,10 @@ static double am_flood_rate(void) {
     return rate;
 }
 
-static double best_of(double (*f)(void), int at_most) {
-    double best = at_most ? 1e300 : 0;
-    for (int r = 0; r < BENCH_RUNS; r++) {
-        double v = f();
-        if (at_most ? v < best : v > best) best = v;
-    }
-    return best;
-}
 
 int main(int argc, char **argv) {
     bench_init(&J, &argc, &argv, "BENCH_UDP", 2 * PUT_BYTES, g_table, sizeof g_table / sizeof g_table[0]);
-    int lossy = argc > 1 && !strcmp(argv[1], "lossy");
+    int lossy = argc > 1 && !strcmp(argv[1], "lossy"), medium = argc > 1 && !strcmp(argv[1], "medium");
     g_buf = calloc(1, PUT_BYTES);
     if (!g_buf) bench_fail(&J, "out of memory");
     if (J.peer == GEX_RANK_INVALID) { /* ranks beyond 2 only join the barriers */
@@ -283,23 +297,24 @@ int main(int argc, char **argv) {
         if (J.me == 0) bench_print("put_1m_bw_lossy", bw, "MiB/s");
         bench_finish(&J);
     }
+    if (medium) {
+        medium_figures();
+        bench_finish(&J);
+    }
     raw_open();
 
     gex_AD_Create(&g_ad, J.tm, GEX_DT_U64, GEX_OP_FADD, GEX_FLAG_AD_FAVOR_REMOTE);
-    double raw = 1e300, am = 1e300, m8 = 1e300, m64 = 1e300, amo = 1e300;
+    double raw = 1e300, am = 1e300, amo = 1e300;
     for (int r = 0; r < 3 * BENCH_RUNS; r++) {
         double v = raw_rtt();
         if (v < raw) raw = v;
-        v = am_rtt(0);
+        v = am_rtt();
         if (v < am) am = v;
         memset(J.my_seg, 0, 8);
         v = amo_rtt();
         if (v < amo) amo = v;
-        v = am_rtt(8192);
-        if (v < m8) m8 = v;
-        v = am_rtt(65536);
-        if (v < m64) m64 = v;
     }
+    medium_figures();
     double rawbw = best_of(raw_stream_bw, 0), putbw = best_of(put_bw, 0);
     double rawrate = best_of(raw_send_rate, 0), amrate = best_of(am_flood_rate, 0);
     if (J.me == 0) {
@@ -308,8 +323,6 @@ int main(int argc, char **argv) {
         bench_ratio("am_short_rtt_vs_raw_udp", am / raw, 1, 1.3);
         bench_print("amo_fadd_rtt", amo, "us");
         bench_ratio("amo_fadd_rtt_vs_am_short_rtt", amo / am, 1, 1.2);
-        bench_print("am_medium8k_rtt", m8, "us");
-        bench_print("am_medium64k_rtt", m64, "us");
         bench_print("raw_udp_stream_bw", rawbw, "MiB/s");
         bench_print("put_1m_bw", putbw, "MiB/s");
         bench_ratio("put_1m_bw_vs_raw_udp", putbw / rawbw, 0, 0.7);
