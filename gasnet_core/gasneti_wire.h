@@ -98,7 +98,8 @@ GASNETI_ALWAYS_INLINE uint32_t gasneti_wire_build(uint8_t *buf, size_t pre, cons
     h->dst_ep = m->dst_ep;
     h->src_ep = m->src_ep;
     if (m->category == GASNETI_AM_LONG || (flags & GASNETI_WIRE_ELSEWHERE)) {
-        gasneti_wire_long_t x = {m->category == GASNETI_AM_LONG ? (uintptr_t)m->dest_addr : 0, (uint32_t)m->nbytes, aux};
+        uint64_t dest = m->category == GASNETI_AM_LONG ? (uintptr_t)m->dest_addr : 0; /* a Medium's: the receiver's */
+        gasneti_wire_long_t x = {dest, (uint32_t)m->nbytes, aux};
         memcpy(h + 1, &x, sizeof(x));
     }
     if (m->frag) {
@@ -166,28 +167,26 @@ extern void gasneti_wire_bad(const char *why, gex_Rank_t src) GASNETI_COLD GASNE
 /* a copy of a Medium's payload aligned for any type (per thread; gasneti_deferq.c) */
 extern void *gasneti_wire_realign(const void *payload, size_t nbytes) GASNETI_COLD;
 
-#if GASNETC_MEDIUM_PIECE_AT_RUN_TIME
 /* An arrived message with GASNETI_WIRE_ELSEWHERE (msg: the conduit's own copy, from its
  * prefix on): where to receive its payload (nbytes in its gasneti_wire_long_t). A Long's
  * destination; for a Medium a pool buffer, recorded in msg for gasneti_wire_deliver. */
 GASNETI_ALWAYS_INLINE void *gasneti_wire_elsewhere(uint8_t *msg, size_t pre) {
     gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);
     gasneti_wire_long_t *x = (gasneti_wire_long_t *)(h + 1);
+#if GASNETC_MEDIUM_PIECE_AT_RUN_TIME
     if (h->category == GASNETI_AM_MEDIUM) x->dest_addr = (uintptr_t)gasneti_bigmed_get();
+#endif
     return (void *)(uintptr_t)x->dest_addr;
 }
 /* such a message will not be delivered (shut-down): its Medium's pool buffer back */
 GASNETI_ALWAYS_INLINE void gasneti_wire_forget(uint8_t *msg, size_t pre) {
     gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);
+#if GASNETC_MEDIUM_PIECE_AT_RUN_TIME
     if (h->category == GASNETI_AM_MEDIUM)
         gasneti_bigmed_put((void *)(uintptr_t)((gasneti_wire_long_t *)(h + 1))->dest_addr);
-}
-#else
-GASNETI_ALWAYS_INLINE void *gasneti_wire_elsewhere(uint8_t *msg, size_t pre) {
-    return (void *)(uintptr_t)((gasneti_wire_long_t *)(GASNETI_WIRE_HDR(msg, pre) + 1))->dest_addr;
-}
-GASNETI_ALWAYS_INLINE void gasneti_wire_forget(uint8_t *msg, size_t pre) { (void)msg, (void)pre; }
 #endif
+    (void)h;
+}
 
 /* Run the handler of the message msg (len bytes from its prefix on, checked) from src. A
  * Long's inline payload is copied to its destination first; a Medium's pool buffer

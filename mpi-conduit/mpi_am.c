@@ -43,6 +43,7 @@ enum { CH_REQ = 0, CH_REP = 1 };
 enum { TAG_REQ = 1, TAG_REP = 2, TAG_DATA = 4096, TAG_DATA_SPAN = 8192 };
 #define PRE 0 /* no prefix before the toolkit's header */
 #define MSG_MAX GASNETI_WIRE_MAX(PRE, GASNETC_NET_MEDIUM)
+_Static_assert(MSG_MAX <= INLINE_LONG + 128, "a receive buffer is 8 KiB of payload and the headers");
 _Static_assert(CREDITS <= 65535, "credits owed fit the header");
 _Static_assert(INLINE_LONG == GASNETC_NET_MEDIUM, "an inline Medium or Long fits a receive buffer");
 #define CH_COMM(ch) gasnetc_am_comm[(ch) == CH_REQ ? GASNETC_COMM_REQ : GASNETC_COMM_REP]
