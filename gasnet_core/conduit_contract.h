@@ -17,6 +17,34 @@
 #include "gasneti_internal.h"
 
 /* ---------------------------------------------------------------------------------
+ * Rules every conduit follows (issue 29; checked for udp, mpi and ofi)
+ *   1. Handlers run only from gasnetc_poll (and the core's progress that calls it:
+ *      gasnet_AMPoll, gasneti_wait_for_room, blocking calls), in the thread that polls;
+ *      never from inside a network library's callback or progress thread. A conduit
+ *      whose network completes things through callbacks records them there and delivers
+ *      at its next poll.
+ *   2. gasnetc_poll is re-entered from handlers: a request handler's reply may wait for
+ *      room, and that waiting polls. Such a nested poll (gasneti_net_nested(): inside a
+ *      handler, or in gasneti_net_wait_local) runs reply handlers only and keeps arrived
+ *      requests for the next top-level poll (gasneti_defer_if / gasneti_defer_run), so a
+ *      reply always goes out and no two ranks wait on each other. Receive buffers a
+ *      handler runs in are not reused by the nested poll (udp: one buffer per level;
+ *      mpi, ofi: a buffer is posted again only after its handlers returned).
+ *   3. No lock of the conduit's is held while a handler runs (nor while the core's
+ *      gasneti_frag_recv or gasneti_counter_done's waiter may run a handler): the
+ *      conduit takes what arrived under its lock, releases it, then delivers. The queue
+ *      of kept requests has its own lock, taken inside the conduit's or alone.
+ *   4. No lock of the conduit's is held while waiting: a send without room releases it,
+ *      then polls through gasneti_wait_for_room (gasneti_lock_room does both), which
+ *      backs off like gasnet_AMPoll; other waiting loops pass what each poll found to
+ *      gasneti_poll_backoff. Polling the network's progress engine with the lock held,
+ *      without delivering (ofi re-posting a receive buffer), is not waiting.
+ *   5. Errors of the network name the call, the peer's rank and host, and the network's
+ *      own message (gasneti_peer_fail), and end the job.
+ * The toolkit that implements most of this: gasneti_netkit.h (docs/conduit-toolkit.md).
+ * --------------------------------------------------------------------------------- */
+
+/* ---------------------------------------------------------------------------------
  * Knobs: <net>_conduit.h must define every one of these as 0 or 1 (or a number).
  * --------------------------------------------------------------------------------- */
 #if !defined(GASNETC_NATIVE_PUT) || !defined(GASNETC_NATIVE_GET) || !defined(GASNETC_NATIVE_AMO)
@@ -192,6 +220,39 @@ extern int gasnetc_am_would_block(const gasneti_am_msg_t *msg);
 /* Make progress: deliver arrived AMs through gasneti_am_deliver, complete sends.
  * Returns the number of messages delivered. Must not block. */
 extern int gasnetc_poll(void);
+
+/* ---------------------------------------------------------------------------------
+ * Optional: negotiated-payload AMs in the conduit's own send memory (issue 29)
+ * GASNETC_AM_PREPARE (default 0): 1 if the conduit offers a Prepare with the library's
+ * buffer (client_buf NULL) to a non-neighbor a buffer inside its own (registered) send
+ * memory, where the message is then built around the payload the client wrote, so the
+ * Commit sends without copying it (gasneti_am_prepare.c calls these; ofi-conduit).
+ *   gasnetc_am_prepare(msg, least, most, &size, &h): msg has jobrank, category, is_req,
+ *     nargs and flags (not the endpoints nor the handler: given at Commit). Returns
+ *     where the client writes its payload (aligned for any type) and sets size (least <=
+ *     size <= most) and the handle h, having reserved everything the message needs (so
+ *     the Commit never declines); or NULL: not this one (too small to pay, no room with
+ *     GEX_FLAG_IMMEDIATE, ...), and the core uses its library buffer as without the hook.
+ *     Without GEX_FLAG_IMMEDIATE it may wait for room, as gasnetc_am_send does.
+ *   gasnetc_am_commit(msg, &h): send the prepared message; msg is complete (msg->src is
+ *     the buffer prepare returned, msg->nbytes <= size). Locally complete on return.
+ *   gasnetc_am_cancel(&h): give back what prepare reserved; nothing is sent.
+ * --------------------------------------------------------------------------------- */
+#ifndef GASNETC_AM_PREPARE
+#  define GASNETC_AM_PREPARE 0
+#endif
+typedef struct {
+    intptr_t h; /* the conduit's (a send slot's index, say) */
+} gasneti_am_prep_t;
+#if GASNETC_AM_PREPARE
+extern void *gasnetc_am_prepare(const gasneti_am_msg_t *msg, size_t least, size_t most, size_t *size,
+                                gasneti_am_prep_t *h);
+extern void gasnetc_am_commit(const gasneti_am_msg_t *msg, gasneti_am_prep_t *h);
+extern void gasnetc_am_cancel(gasneti_am_prep_t *h);
+/* (core, gasneti_am.c: a Commit's checks, then gasnetc_am_commit) */
+extern int gasneti_am_commit_net(gex_TM_t tm, gex_Rank_t rank, gex_Token_t token, gasneti_am_msg_t *m,
+                                 gasneti_am_prep_t *h);
+#endif
 
 /* ---------------------------------------------------------------------------------
  * Optional native RDMA and atomics, present exactly when their knob is 1.

@@ -160,6 +160,31 @@ int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m,
     return GASNET_OK;
 }
 
+#if GASNETC_AM_PREPARE
+/* A negotiated-payload request or reply whose payload the client wrote into the
+ * conduit's own send memory (gasnetc_am_prepare): the checks of a request or reply, then
+ * the conduit sends it around the payload. Never declines: prepare reserved the room. */
+int gasneti_am_commit_net(gex_TM_t tm, gex_Rank_t rank, gex_Token_t token, gasneti_am_msg_t *m, gasneti_am_prep_t *h) {
+    if (m->is_req) {
+        SET_REQ_EPS(m, tm, rank);
+    } else {
+#  if GASNETI_DEBUG
+        gasneti_check_reply_token(token, catname[m->category][0]);
+#  endif
+        token->replied = 1;
+        m->dst_ep = token->src_ep;
+        m->src_ep = (uint8_t)token->ep->_index;
+    }
+    seg_flags(m);
+    DEBUG_CHECK_SEND(m, m->is_req ? tm : NULL, rank, GEX_EVENT_NOW);
+    check_lengths(m);
+    GASNETI_TRACE_OP((m->is_req ? GASNETI_TK_AMREQ_SHORT : GASNETI_TK_AMREP_SHORT) + m->category, m->jobrank, m->nbytes,
+                     m->handler);
+    gasnetc_am_commit(m, h);
+    return GASNET_OK;
+}
+#endif
+
 #if GASNETI_DEBUG
 void gasneti_check_reply_token(gex_Token_t token, const char *call) {
     if (!token || token != gasneti_cur_token)

@@ -11,6 +11,8 @@
  *     payload block of the shared queue), claimed at Prepare; the client writes its
  *     payload in place and the Commit only writes the header and publishes: no copy;
  *     (not to this process itself: its AMs run before the Commit returns, gasneti_am.c);
+ *   - to a non-neighbor, where the conduit offers it (GASNETC_AM_PREPARE, conduit_contract.h),
+ *     a buffer inside the conduit's own send memory, the message built around it at Commit;
  *   - otherwise one of this thread's library buffers, which grow on demand and are kept
  *     for the next Prepare (so a Commit sends from one with local completion NOW): one
  *     for Prepares outside handlers, one for replies prepared inside a request handler.
@@ -45,6 +47,7 @@ typedef struct {
     gex_Event_t *lc_opt;          /* client buffer: the client's; library buffer: NOW */
     const char *call;
     gasneti_pshm_claim_t claim;   /* library buffer to a neighbor: the slot the payload is written in */
+    gasneti_am_prep_t net;        /* claim.where GASNETI_CLAIM_NET: the conduit's buffer (gasnetc_am_prepare) */
 } srcdesc_t;
 
 static GASNETI_THREADLOCAL srcdesc_t sd_self;
@@ -90,6 +93,16 @@ static uint8_t *lib_buffer(size_t need) {
         LIB_BUF_OWNED(i, p);
     }
     return lib_buf[i];
+}
+
+/* Prepared: the payload goes at `at`, in the message's own slot (sd->claim says whose) */
+static gex_AM_SrcDesc_t in_place(srcdesc_t *sd, void *at, size_t size) {
+    sd->pub._addr = at;
+    sd->pub._size = size;
+#if GASNETI_DEBUG
+    gasneti_prepare_pending = sd->call;
+#endif
+    return &sd->pub;
 }
 
 /* The common part of the four Prepare calls; m->jobrank and m->is_req are set. */
@@ -152,14 +165,17 @@ static gex_AM_SrcDesc_t prepare(srcdesc_t *sd, const void *client_buf, size_t le
                 at = gasneti_lanes_claim(&sd->m, idx, &sd->claim);
             else
                 at = gasneti_pshm_claim(&sd->m, &sd->claim);
-            if (!at) return GEX_AM_SRCDESC_NO_OP;
-            sd->pub._addr = at;
-            sd->pub._size = size;
-#if GASNETI_DEBUG
-            gasneti_prepare_pending = call;
-#endif
-            return &sd->pub;
+            return at ? in_place(sd, at, size) : GEX_AM_SRCDESC_NO_OP;
         }
+#if GASNETC_AM_PREPARE
+        if (idx < 0 && sd->m.jobrank != gasneti_mynode) { /* the conduit's own send memory, if it offers it */
+            void *at = gasnetc_am_prepare(&sd->m, least, size, &size, &sd->net);
+            if (at) {
+                sd->claim.where = GASNETI_CLAIM_NET;
+                return in_place(sd, at, size);
+            }
+        }
+#endif
         sd->pub._addr = lib_buffer(size);
     }
     sd->claim.where = GASNETI_CLAIM_NONE;
@@ -283,6 +299,12 @@ static int commit(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex_
     /* "Commit-time behavior is unaffected by" the Prepare's IMMEDIATE; the _v2 one counts */
     m.flags = (m.flags & ~GEX_FLAG_IMMEDIATE) | (cflags & GEX_FLAG_IMMEDIATE);
     int rc;
+#if GASNETC_AM_PREPARE
+    if (sd->claim.where == GASNETI_CLAIM_NET) {
+        rc = gasneti_am_commit_net(sd->tm, sd->rank, sd->token, &m, &sd->net);
+        sd->claim.where = GASNETI_CLAIM_NONE;
+    } else
+#endif
     if (sd->claim.where != GASNETI_CLAIM_NONE) {
         GASNETI_TRACE_OP((is_req ? GASNETI_TK_AMREQ_SHORT : GASNETI_TK_AMREP_SHORT) + category, m.jobrank, nbytes,
                          handler);
@@ -329,7 +351,7 @@ int gasneti_AM_CommitReplyLongA(gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, siz
 
 /* ---- Cancel: the Prepare's resources back, nothing delivered ----
  * A library or client buffer needs nothing (the library's stays this thread's for the
- * next Prepare). A same-host slot claimed at Prepare cannot be handed back (later
+ * next Prepare); the conduit's takes gasnetc_am_cancel. A same-host slot claimed at Prepare cannot be handed back (later
  * positions may be claimed by other senders already), so it is published holding a
  * Short request to the library's no-op handler, which the receiver runs and drops. */
 void gasneti_noop_handler(gex_Token_t token) { (void)token; }
@@ -347,6 +369,12 @@ static int cancel(gex_AM_SrcDesc_t pub, unsigned category, unsigned is_req, gex_
     if (flags) return gasneti_error_return(GASNET_ERR_BAD_ARG, call, "flags 0x%x: must be 0", (unsigned)flags);
 #if GASNETI_DEBUG
     gasneti_prepare_pending = NULL;
+#endif
+#if GASNETC_AM_PREPARE
+    if (sd->claim.where == GASNETI_CLAIM_NET) {
+        gasnetc_am_cancel(&sd->net);
+        sd->claim.where = GASNETI_CLAIM_NONE;
+    }
 #endif
     if (sd->claim.where != GASNETI_CLAIM_NONE) {
         gasneti_am_msg_t m = {sd->m.jobrank, GASNETI_AM_SHORT, 1, 0, GASNETI_HIDX_NOOP, 0, NULL, NULL, 0, NULL,

@@ -50,6 +50,12 @@ static uint64_t boot_id_hash(void) {
 }
 
 gex_Rank_t *gasneti_rank_host, *gasneti_rank_nbrhd;
+static char (*host_names)[sizeof(((hostkey_t *)0)->name)]; /* per host-set index */
+
+/* for conduits' error reports (gasneti_netkit.h) */
+const char *gasneti_host_name(gex_Rank_t r) {
+    return host_names && r < gasneti_nodes ? host_names[gasneti_rank_host[r]] : "?";
+}
 
 static void discover_hosts(void) {
     hostkey_t me, *all = xcalloc(gasneti_nodes, sizeof(hostkey_t));
@@ -113,6 +119,8 @@ static void discover_hosts(void) {
             if (hostof[r] == h) gasneti_rank_nbrhd[r] = first_nb + i++ / p;
         first_nb += (cnt + p - 1) / p;
     }
+    host_names = xcalloc(nhosts, sizeof(*host_names));
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) memcpy(host_names[hostof[r]], all[r].name, sizeof(*host_names));
     free(all);
 }
 

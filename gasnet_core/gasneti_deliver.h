@@ -103,21 +103,4 @@ GASNETI_ALWAYS_INLINE const char *gasneti_am_check_target(unsigned dst_ep, unsig
     }
     return NULL;
 }
-/* ---- requests kept while only replies may run (gasneti_deferq.c), for network
- * conduits: a request that arrives while its receiver may run replies only is copied by
- * gasneti_defer_push (data 64-byte aligned, so a payload aligned in the message stays
- * aligned) and run by the conduit at its next top-level poll from gasneti_defer_pop
- * (the caller frees the entry), while gasneti_defer_nonempty (read without a lock). ---- */
-typedef struct gasneti_deferred_s {
-    struct gasneti_deferred_s *next;
-    gex_Rank_t src;
-    size_t len;
-    uint8_t pad[64 - 2 * sizeof(void *) - sizeof(size_t)];
-    uint8_t data[];
-} gasneti_deferred_t;
-_Static_assert(sizeof(gasneti_deferred_t) == 64, "gasneti_deferred_t: data 64-byte aligned");
-extern int gasneti_defer_nonempty;
-extern void gasneti_defer_push(gex_Rank_t src, const void *msg, size_t len);
-extern gasneti_deferred_t *gasneti_defer_pop(void);
-
 #endif

@@ -155,7 +155,7 @@ extern int gasneti_pshm_poll(int replies_only);
 extern int gasneti_pshm_have_room(const gasneti_am_msg_t *m);
 /* A same-host slot claimed for a negotiated-payload request whose payload the client
  * writes in place (gasneti_am_prepare.c): claim at Prepare, commit (publish) at Commit. */
-enum { GASNETI_CLAIM_NONE = 0, GASNETI_CLAIM_LANE, GASNETI_CLAIM_QUEUE };
+enum { GASNETI_CLAIM_NONE = 0, GASNETI_CLAIM_LANE, GASNETI_CLAIM_QUEUE, GASNETI_CLAIM_NET /* gasnetc_am_prepare's */ };
 typedef struct {
     int where;    /* GASNETI_CLAIM_* */
     uint64_t pos; /* position in the lane or queue */

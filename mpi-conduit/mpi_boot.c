@@ -25,9 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if GASNETI_LOCKS
-pthread_mutex_t gasnetc_mpi_lock = PTHREAD_MUTEX_INITIALIZER;
-#endif
+gasneti_netlock_t gasnetc_mpi_lock = GASNETI_NETLOCK_INIT;
 MPI_Comm gasnetc_am_comm[GASNETC_NCOMMS] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
 static MPI_Comm boot_comm = MPI_COMM_NULL, exit_comm = MPI_COMM_NULL, p2p_comm = MPI_COMM_NULL;
 static int we_initialized;             /* we called MPI_Init_thread: we finalize */

@@ -8,15 +8,12 @@
 #define MPI_INTERNAL_H
 
 #include <mpi.h>
-#if GASNETI_LOCKS
-#  include <pthread.h>
-extern pthread_mutex_t gasnetc_mpi_lock;
-#  define MPI_LOCK() pthread_mutex_lock(&gasnetc_mpi_lock)
-#  define MPI_UNLOCK() pthread_mutex_unlock(&gasnetc_mpi_lock)
-#else
-#  define MPI_LOCK() ((void)0)
-#  define MPI_UNLOCK() ((void)0)
-#endif
+
+#include "gasneti_netkit.h"
+
+extern gasneti_netlock_t gasnetc_mpi_lock;
+#define MPI_LOCK() gasneti_netlock(&gasnetc_mpi_lock)
+#define MPI_UNLOCK() gasneti_netunlock(&gasnetc_mpi_lock)
 
 /* MPI_COMM_WORLD duplicated for the AMs (mpi_am.c), so client traffic never matches
  * ours: one communicator per kind of message, so that MPI matches each arrival against

@@ -6,8 +6,9 @@
  * receiver; the core splits bigger ones). Except a Long that gasnetc_ofi_long_by_write
  * picks (big enough, into the peer's registered segment): its payload goes by fi_write,
  * and its message, header and arguments only, follows the write's completion (wlong_t
- * below). Lengths are rounded up to 16 bytes so that
- * messages packed into a multi-receive buffer start aligned. A message of at most the
+ * below). Messages have the toolkit's layout (gasneti_wire.h) behind an 8-byte prefix,
+ * the sender's rank (libfabric does not say who sent a message). Lengths are rounded up
+ * to 16 bytes so that messages packed into a multi-receive buffer start aligned. A message of at most the
  * provider's inject size (and INJECT_MAX) goes by fi_inject from the stack; a bigger one
  * is copied into a send slot (MAXSEND per process) and sent by fi_send, the slot freed by
  * its completion. Either way the source may be reused when gasnetc_am_send returns.
@@ -19,10 +20,9 @@
  * messages), so replies never wait for buffers that requests hold. Handlers run in place
  * in the receive buffer, which is posted again once the provider has released it and no
  * handler is using it.
- * Flow control: at most CREDITS requests to one peer that it has not yet taken from its
- * completion queue; credits come back in the header of any message the peer sends us (a
- * reply, usually) or, once CREDITS/2 are owed and nothing carried them, in a header-only
- * credit message on the reply channel. Replies need none: each answers a request.
+ * Flow control: CREDITS request credits per peer (the toolkit's, gasneti_credit.h: a
+ * request is taken when the peer reads it from its completion queue); credit messages go
+ * on the reply channel.
  * A send the provider refuses for now (-FI_EAGAIN), one that finds no free slot, or a
  * request without credit, makes
  * progress until it can go: a request from outside a handler runs everything; a reply,
@@ -32,8 +32,6 @@
  * with FI_PROGRESS_MANUAL need; every library call that waits polls.
  * PAR: gasnetc_ofi_lock guards every libfabric call and the state here; handlers run
  * without it. */
-#include "conduit_contract.h"
-#include "gasneti_deliver.h"
 #include "ofi_internal.h"
 
 #include <string.h>
@@ -46,38 +44,24 @@
 #define INJECT_MAX 1024        /* largest message built on the stack for fi_inject */
 #define CQ_BATCH 16
 #define CREDITS 64             /* requests in flight to one peer */
-enum { F_FRAG = 1, F_CREDIT = 2, F_WRITTEN = 4 }; /* F_WRITTEN: a Long's payload is in place */
 
-/* Every message starts with a hdr_t; a Long's, or a piece's (F_FRAG), goes on with an
- * ext_t; then the arguments; then the payload, 16-byte aligned. Kept small: a Short with
- * up to 4 arguments is 32 bytes, and a message of 40 bytes or more takes the shm provider
- * 0.07 us longer each way than one of 32 or less (fi_pingpong -S, 2026-11-25). */
+/* Every message starts with this prefix, then the toolkit's header (gasneti_wire.h). Kept
+ * small: a Short with up to 4 arguments is 32 bytes, and a message of 40 bytes or more
+ * takes the shm provider 0.07 us longer each way than one of 32 or less (fi_pingpong -S,
+ * 2026-11-25). */
 typedef struct {
     uint32_t src; /* the sender's rank */
-    uint8_t category, nargs, handler, flags;
-    uint32_t nbytes;
-    uint16_t credits;       /* request credits the sender returns to the receiver */
-    uint8_t dst_ep, src_ep; /* endpoint indices */
-} hdr_t;
-typedef struct {
-    uint64_t dest_addr; /* a Long's */
-    uint32_t frag[3];   /* gasneti_frag_t, with F_FRAG */
-    uint32_t pad;
-} ext_t;
-_Static_assert(sizeof(hdr_t) == 16 && sizeof(ext_t) == 24, "hdr_t and ext_t layout");
-_Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
-_Static_assert(CREDITS <= 65535, "credits owed fit hdr_t");
-/* the credits a built message carries back, set when it is sent (lock held) */
-static inline void set_credits(void *msg, int owed) {
-    uint16_t c = (uint16_t)owed;
-    memcpy((uint8_t *)msg + offsetof(hdr_t, credits), &c, sizeof(c));
+    uint32_t unused;
+} pre_t;
+#define PRE sizeof(pre_t)
+#define ALIGN 16 /* message lengths: multi-receive buffers stay aligned */
+#define MSG_MAX ((GASNETI_WIRE_MAX(PRE, GASNETC_NET_MEDIUM) + 15u) & ~15u)
+_Static_assert(CREDITS <= 65535, "credits owed fit the header");
+static inline gex_Rank_t msg_src(const uint8_t *msg) { return ((const pre_t *)msg)->src; }
+static inline void set_src(uint8_t *msg) {
+    pre_t p = {gasneti_mynode, 0};
+    memcpy(msg, &p, sizeof(p));
 }
-/* a message has an ext_t */
-#define HAS_EXT(category, flags) ((category) == GASNETI_AM_LONG || ((flags) & F_FRAG))
-#define ARGS_OFF(ext) ((uint32_t)sizeof(hdr_t) + ((ext) ? (uint32_t)sizeof(ext_t) : 0u))
-#define PAYLOAD_OFF(ext, nargs) ((ARGS_OFF(ext) + 4u * (nargs) + 15u) & ~15u)
-#define MSG_LEN(ext, nargs, plen) ((PAYLOAD_OFF(ext, nargs) + (uint32_t)(plen) + 15u) & ~15u)
-#define MSG_MAX MSG_LEN(1, GASNETI_MAX_ARGS, GASNETC_NET_MEDIUM)
 /* channel ch's messages are tagged (replies, when one endpoint carries both channels) */
 #define TAGGED(ch) ((ch) == GASNETC_CH_REP && gasnetc_ofi_tagged)
 /* a message of len bytes goes by fi_inject (from the stack or its own memory) */
@@ -95,23 +79,14 @@ typedef struct { /* a posted receive buffer */
     int multi;            /* posted with FI_MULTI_RECV, else for one message */
 } rbuf_t;
 
-typedef struct { /* a send slot */
+typedef struct { /* a send slot's (the buffer is the pool's, same index) */
     struct fi_context2 ctx; /* first */
-    uint8_t *buf;
-    struct fid_mr *mr; /* FI_MR_LOCAL */
-    void *desc;
     gex_Rank_t dest;
+    int credit; /* prepared (gasnetc_am_prepare): a request's credit is taken */
 } slot_t;
 
-typedef struct { /* flow control with one peer */
-    int credits; /* requests we may still send it */
-    int owed;    /* credits we owe it (its requests taken from the completion queue) */
-    int listed;  /* in due_list */
-} peer_t;
-
-static peer_t *peers;
-static gex_Rank_t *due_list;
-static size_t due_count;
+static gasneti_credits_t cr;
+static gasneti_slots_t pool;
 static rbuf_t *rbufs;
 static int nrbufs;
 /* buffers whose handlers have run, posted again at the start of the next poll: off the
@@ -119,8 +94,6 @@ static int nrbufs;
 static rbuf_t **repost;
 static int nrepost;
 static slot_t slots[MAXSEND];
-static int free_slots[MAXSEND], nfree;
-static GASNETI_THREADLOCAL uint8_t *scratch; /* an aligned copy of a misaligned Medium */
 
 /* A Long whose payload goes by fi_write (ofi_rma.c). Its message (header and arguments,
  * F_WRITTEN) is sent once every piece of the write has completed, that is once the data is
@@ -134,26 +107,17 @@ typedef struct wlong_s {
     gex_Rank_t dest;
     int is_req;
     uint32_t len;
-    uint64_t msg[PAYLOAD_OFF(1, GASNETI_MAX_ARGS) / 8];
+    uint64_t msg[GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_LONG, GASNETI_WIRE_FRAG, GASNETI_MAX_ARGS) / 8];
 } wlong_t;
 static wlong_t *wl_free, *wl_head, *wl_tail; /* free ones; messages waiting to go */
 static size_t longs_written, longs_inline;    /* Long sends each way (counted if gasnetc_ofi_verbose) */
+static size_t mediums_prepared;               /* built around a client's payload (gasnetc_am_prepare) */
 
-static void *xmalloc_aligned(size_t n) {
-    void *p;
-    if (posix_memalign(&p, 64, n ? n : 1)) gasneti_fatalerror("ofi-conduit: out of memory for %zu bytes", n);
-    return p;
-}
-
-/* lock held: a send slot's buffer, allocated (and registered) at its first use */
-static void slot_buf(slot_t *s) {
-    if (s->buf) return;
-    s->buf = xmalloc_aligned(MSG_MAX);
-    if (gasnetc_ofi_mr_local) {
-        s->mr = gasnetc_ofi_reg_local(s->buf, MSG_MAX, "a send slot");
-        s->desc = fi_mr_desc(s->mr);
-    }
-}
+/* lock held: send slot i's buffer, allocated (and registered: slot_reg) at its first use */
+static uint8_t *slot_buf(int i) { return gasneti_slots_buf(&pool, i, MSG_MAX); }
+static void *slot_desc(int i) { return pool.slot[i].reg ? fi_mr_desc(pool.slot[i].reg) : NULL; }
+static void *slot_reg(void *buf, size_t len) { return gasnetc_ofi_reg_local(buf, len, "a send slot"); }
+static void slot_dereg(void *mr) { fi_close(&((struct fid_mr *)mr)->fid); }
 
 /* lock held */
 static void post_rbuf(rbuf_t *rb) {
@@ -198,56 +162,6 @@ static ssize_t ch_send(int ch, void *buf, size_t len, void *desc, gex_Rank_t r, 
 /* ---------------------------------------------------------------------------------
  * Receiving
  * --------------------------------------------------------------------------------- */
-static void dispatch(const uint8_t *msg, int is_req) {
-    hdr_t h;
-    memcpy(&h, msg, sizeof(h));
-    int ext = HAS_EXT(h.category, h.flags);
-    ext_t x;
-    if (ext) memcpy(&x, msg + sizeof(hdr_t), sizeof(x));
-    gex_AM_Arg_t args[GASNETI_MAX_ARGS];
-    if (h.nargs) memcpy(args, msg + ARGS_OFF(ext), 4u * h.nargs);
-    uint8_t *payload = (uint8_t *)msg + PAYLOAD_OFF(ext, h.nargs);
-    gasneti_am_recv_t m;
-    m.srcrank = (gex_Rank_t)h.src;
-    m.handler = h.handler;
-    m.category = h.category;
-    m.is_req = (uint8_t)is_req;
-    m.nargs = h.nargs;
-    m.dst_ep = h.dst_ep;
-    m.src_ep = h.src_ep;
-    m.args = args;
-    m.nbytes = h.nbytes;
-    gasneti_frag_t frag;
-    m.frag = NULL;
-    if (h.flags & F_FRAG) {
-        memcpy(&frag, x.frag, sizeof(frag));
-        m.frag = &frag;
-    }
-    if (h.category == GASNETI_AM_LONG) {
-        if (h.nbytes && !(h.flags & F_WRITTEN)) memcpy((void *)(uintptr_t)x.dest_addr, payload, h.nbytes);
-        m.payload = (void *)(uintptr_t)x.dest_addr;
-    } else if (h.category == GASNETI_AM_MEDIUM) {
-        if (((uintptr_t)payload & 15) && h.nbytes) { /* the handler gets an aligned buffer */
-            uint8_t *s = scratch ? scratch : (scratch = xmalloc_aligned(GASNETC_NET_MEDIUM));
-            memcpy(s, payload, h.nbytes);
-            payload = s;
-        }
-        m.payload = payload;
-    } else {
-        m.payload = NULL;
-    }
-    gasneti_am_deliver(&m);
-}
-
-static int run_deferred(void) {
-    int n = 0;
-    for (gasneti_deferred_t *d; (d = gasneti_defer_pop()); n++) {
-        dispatch(d->data, 1);
-        free(d);
-    }
-    return n;
-}
-
 /* lock held: a completion that is not a success */
 GASNETI_COLD static void cq_error(void) {
     struct fi_cq_err_entry err;
@@ -271,77 +185,51 @@ GASNETI_COLD static void cq_error(void) {
     } else if (err.flags & FI_RECV) {
         what = "fi_recv (completion)";
     }
-    char buf[256];
+    char buf[256], why[512];
     const char *perr = fi_cq_strerror(gasnetc_ofi_cq, err.prov_errno, err.err_data, buf, sizeof(buf));
-    if (!perr) perr = "no details";
-    if (peer >= 0)
-        gasneti_fatalerror("ofi-conduit: %s to rank %ld (host %s) failed: %s (provider %s: %s)", what, peer,
-                           gasnetc_ofi_host((gex_Rank_t)peer), fi_strerror(err.err),
-                           gasnetc_ofi_info->fabric_attr->prov_name, perr);
-    gasneti_fatalerror("ofi-conduit: %s failed: %s (provider %s: %s)", what, fi_strerror(err.err),
-                       gasnetc_ofi_info->fabric_attr->prov_name, perr);
+    snprintf(why, sizeof(why), "%s (provider %s: %s)", fi_strerror(err.err), gasnetc_ofi_info->fabric_attr->prov_name,
+             perr ? perr : "no details");
+    gasneti_peer_fail(what, why, peer >= 0 ? (gex_Rank_t)peer : GEX_RANK_INVALID);
 }
 
-/* lock held: a message from a peer arrived; the credits it returns, the one we owe.
- * Returns 1 for a credit message (nothing else in it). */
-static int account(const uint8_t *msg, int is_req) {
-    hdr_t h;
-    memcpy(&h, msg, sizeof(h));
-    peer_t *p = &peers[h.src];
-    p->credits += (int)h.credits;
-    if (is_req && ++p->owed >= CREDITS / 2 && !p->listed) {
-        p->listed = 1;
-        due_list[due_count++] = (gex_Rank_t)h.src;
-    }
-    return (h.flags & F_CREDIT) != 0;
+/* lock held: a message from a peer arrived, len bytes: checked; the credits it returns,
+ * the one we owe. Returns 1 for a credit message (nothing else in it). */
+static int account(const uint8_t *msg, size_t len, int is_req) {
+    const char *why = gasneti_wire_check(msg, PRE, len, 0);
+    if (why) gasneti_wire_bad(why, len >= PRE ? msg_src(msg) : GEX_RANK_INVALID);
+    const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, PRE);
+    gasneti_credit_arrived(&cr, msg_src(msg), h->credits, is_req);
+    return (h->flags & GASNETI_WIRE_CREDIT) != 0;
 }
 
-/* lock held: credit messages to peers owed CREDITS/2 or more that nothing carried back */
-static void send_credits(void) {
-    size_t keep = 0;
-    for (size_t i = 0; i < due_count; i++) {
-        gex_Rank_t r = due_list[i];
-        peer_t *p = &peers[r];
-        if (p->owed < CREDITS / 2) {
-            p->listed = 0;
-            continue;
-        }
-        hdr_t h;
-        memset(&h, 0, sizeof(h));
-        h.src = gasneti_mynode;
-        h.flags = F_CREDIT;
-        h.credits = (uint16_t)p->owed;
-        ssize_t rc = ch_inject(GASNETC_CH_REP, &h, sizeof(h), r);
-        if (rc == -FI_EAGAIN) { /* next poll */
-            due_list[keep++] = r;
-            continue;
-        }
-        if (rc) gasnetc_ofi_fail("fi_inject (credits)", rc, (long)r);
-        p->owed = 0;
-        p->listed = 0;
-    }
-    due_count = keep;
+/* lock held: a credit message to r (gasneti_credit_flush); 1: not now */
+static int send_credit(gex_Rank_t r, unsigned n) {
+    uint64_t msg[2];
+    set_src((uint8_t *)msg);
+    uint32_t len = gasneti_wire_credit_msg((uint8_t *)msg, PRE, n);
+    ssize_t rc = ch_inject(GASNETC_CH_REP, msg, len, r);
+    if (rc && rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject (credits)", rc, (long)r);
+    return rc != 0;
 }
 
 /* lock held: send a written Long's message; -FI_EAGAIN if the provider or the send
  * slots have no room now */
 static ssize_t send_written(wlong_t *w) {
     int ch = w->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
-    peer_t *p = &peers[w->dest];
-    set_credits(w->msg, p->owed);
+    gasneti_wire_set_credits(w->msg, PRE, gasneti_credit_owed(&cr, w->dest));
     ssize_t rc;
     if (INJECTABLE(w->len)) {
         rc = ch_inject(ch, w->msg, w->len, w->dest);
     } else {
-        if (!nfree) return -FI_EAGAIN;
-        slot_t *s = &slots[free_slots[nfree - 1]];
-        slot_buf(s);
-        memcpy(s->buf, w->msg, w->len);
+        int i = gasneti_slots_get(&pool);
+        if (i < 0) return -FI_EAGAIN;
+        slot_t *s = &slots[i];
+        memcpy(slot_buf(i), w->msg, w->len);
         s->dest = w->dest;
-        rc = ch_send(ch, s->buf, w->len, s->desc, w->dest, &s->ctx);
-        if (rc == 0) nfree--;
+        rc = ch_send(ch, slot_buf(i), w->len, slot_desc(i), w->dest, &s->ctx);
+        if (rc) gasneti_slots_put(&pool, i);
     }
-    if (rc == 0) p->owed = 0;
+    if (rc == 0) gasneti_credit_sent(&cr, w->dest, 0); /* its credit was taken at the write */
     else if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject or fi_send (a Long after its fi_write)", rc, (long)w->dest);
     return rc;
 }
@@ -378,6 +266,7 @@ static int ofi_poll(int nested) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return 0;
     struct fi_cq_data_entry e[CQ_BATCH];
     const uint8_t *run[CQ_BATCH];
+    size_t runlen[CQ_BATCH];
     rbuf_t *runbuf[CQ_BATCH];
     int nrun = 0, n = 0;
     OFI_LOCK();
@@ -391,19 +280,19 @@ static int ofi_poll(int nested) {
             continue;
         }
         if (e[k].flags & FI_SEND) {
-            free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
+            gasneti_slots_put(&pool, (int)((slot_t *)e[k].op_context - slots));
             continue;
         }
         rbuf_t *rb = (rbuf_t *)e[k].op_context;
         if ((e[k].flags & FI_RECV) && e[k].len) {
             const uint8_t *msg = rb->multi ? (const uint8_t *)e[k].buf : rb->base;
-            gasneti_assert(e[k].len >= sizeof(hdr_t));
-            if (account(msg, rb->ch == GASNETC_CH_REQ)) { /* a credit message: nothing to run */
-            } else if (nested && rb->ch == GASNETC_CH_REQ) {
-                gasneti_defer_push(0, msg, e[k].len);
+            int is_req = rb->ch == GASNETC_CH_REQ;
+            if (account(msg, e[k].len, is_req)) { /* a credit message: nothing to run */
+            } else if (gasneti_defer_if(nested, is_req, msg_src(msg), msg, e[k].len)) {
             } else {
                 rb->refs++;
                 runbuf[nrun] = rb;
+                runlen[nrun] = e[k].len;
                 run[nrun++] = msg;
             }
         }
@@ -411,10 +300,10 @@ static int ofi_poll(int nested) {
         if (!rb->posted && !rb->refs) post_rbuf(rb);
     }
     if (wl_head) send_queued();
-    if (due_count) send_credits();
+    if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     OFI_UNLOCK();
     for (int r = 0; r < nrun; r++) {
-        dispatch(run[r], runbuf[r]->ch == GASNETC_CH_REQ);
+        gasneti_wire_deliver(run[r], PRE, runlen[r], msg_src(run[r]), runbuf[r]->ch == GASNETC_CH_REQ);
         OFI_LOCK();
         /* posted again by the next poll, not now: a ping-pong's next request goes out
          * first (a buffer of one message, as each reply's is with tagged replies, is
@@ -424,79 +313,113 @@ static int ofi_poll(int nested) {
         OFI_UNLOCK();
         n++;
     }
-    if (!nested && __atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED)) n += run_deferred();
-    return n;
+    return n + gasneti_defer_run(nested, PRE);
 }
 
-int gasnetc_poll(void) { return ofi_poll(gasneti_cur_token != NULL); }
+int gasnetc_poll(void) { return ofi_poll(gasneti_net_nested()); }
 
 /* ---------------------------------------------------------------------------------
  * Sending
  * --------------------------------------------------------------------------------- */
-/* m's message has an ext_t */
-#define MSG_EXT(m) HAS_EXT((m)->category, (m)->frag ? F_FRAG : 0)
-
 int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
     int written = m->category == GASNETI_AM_LONG && gasnetc_ofi_long_by_write(m);
-    size_t plen = m->category == GASNETI_AM_SHORT || written ? 0 : m->nbytes;
-    if (plen > GASNETC_NET_MEDIUM) plen = GASNETC_NET_MEDIUM;
-    size_t len = MSG_LEN(MSG_EXT(m), m->nargs, plen);
-    if (m->is_req && __atomic_load_n(&peers[m->jobrank].credits, __ATOMIC_RELAXED) <= 0) return 1;
+    gasneti_am_msg_t first = *m; /* the first piece of a bigger one */
+    if (first.nbytes > GASNETC_NET_MEDIUM) first.nbytes = GASNETC_NET_MEDIUM;
+    uint32_t len = gasneti_wire_len(PRE, &first, written ? GASNETI_WIRE_ELSEWHERE : 0, ALIGN);
+    if (!gasneti_credit_peek(&cr, m->jobrank, m->is_req)) return 1;
     if (written || INJECTABLE(len)) return 0;
-    return __atomic_load_n(&nfree, __ATOMIC_RELAXED) == 0;
+    return gasneti_slots_peek(&pool) == 0;
 }
 
-static size_t build(uint8_t *buf, const gasneti_am_msg_t *m, size_t plen) {
-    hdr_t *h = (hdr_t *)buf;
-    h->src = gasneti_mynode;
-    h->category = m->category;
-    h->nargs = m->nargs;
-    h->handler = m->handler;
-    h->flags = m->frag ? F_FRAG : 0;
-    h->nbytes = (uint32_t)plen;
-    h->credits = 0; /* set under the lock, when sent */
-    h->dst_ep = m->dst_ep;
-    h->src_ep = m->src_ep;
-    int ext = MSG_EXT(m);
-    if (ext) {
-        ext_t x;
-        memset(&x, 0, sizeof(x));
-        x.dest_addr = (uintptr_t)m->dest_addr;
-        if (m->frag) memcpy(x.frag, m->frag, sizeof(x.frag));
-        memcpy(buf + sizeof(hdr_t), &x, sizeof(x));
-    }
-    if (m->nargs) memcpy(buf + ARGS_OFF(ext), m->args, 4u * m->nargs);
-    if (plen) memcpy(buf + PAYLOAD_OFF(ext, m->nargs), m->src, plen);
-    return MSG_LEN(ext, m->nargs, plen);
+/* m's message at buf (flags: the toolkit's); its length */
+static uint32_t build(uint8_t *buf, const gasneti_am_msg_t *m, unsigned flags) {
+    set_src(buf);
+    return gasneti_wire_build(buf, PRE, m, flags, 0, ALIGN);
 }
 
-/* lock held: a message went to p; the credits it carried back are no longer owed */
-static inline void sent(peer_t *p, int is_req) {
-    if (is_req) p->credits--;
-    p->owed = 0;
+/* lock held (gasneti_lock_room): m may go as far as credits are concerned; and a send
+ * slot is free too */
+static int credit_room(void *m) {
+    return gasneti_credit_ok(&cr, ((const gasneti_am_msg_t *)m)->jobrank, ((const gasneti_am_msg_t *)m)->is_req);
+}
+static int slot_room(void *m) { return gasneti_slots_avail(&pool) && credit_room(m); }
+
+/* A built message on its way: by fi_inject (slot < 0) or from send slot `slot` */
+typedef struct {
+    const gasneti_am_msg_t *m;
+    void *buf;
+    uint32_t len;
+    int ch, slot;
+    int reserved; /* a request's credit is taken already (prepared) */
+} going_t;
+/* lock held (gasneti_lock_room): send it if a request has its credit, carrying the
+ * credits we owe; 0 if it cannot go now */
+static int try_send(void *arg) {
+    going_t *g = arg;
+    const gasneti_am_msg_t *m = g->m;
+    if (!g->reserved && !gasneti_credit_ok(&cr, m->jobrank, m->is_req)) return 0;
+    gasneti_wire_set_credits(g->buf, PRE, gasneti_credit_owed(&cr, m->jobrank));
+    ssize_t rc = g->slot < 0 ? ch_inject(g->ch, g->buf, g->len, m->jobrank)
+                             : ch_send(g->ch, g->buf, g->len, slot_desc(g->slot), m->jobrank, &slots[g->slot].ctx);
+    if (rc == -FI_EAGAIN) return 0;
+    if (rc) gasnetc_ofi_fail(g->slot < 0 ? "fi_inject" : "fi_send", rc, (long)m->jobrank);
+    gasneti_credit_sent(&cr, m->jobrank, m->is_req && !g->reserved);
+    return 1;
+}
+
+/* ---- negotiated payload (GASNETC_AM_PREPARE): a Medium the client writes in a send
+ * slot, where the message is built around it. Only where it pays: a message that goes
+ * by fi_inject from the stack costs less than a slot; and Mediums only (a Long's big
+ * payload goes by fi_write from the library's buffer itself). ---- */
+void *gasnetc_am_prepare(const gasneti_am_msg_t *m, size_t least, size_t most, size_t *size, gasneti_am_prep_t *h) {
+    if (m->category != GASNETI_AM_MEDIUM) return NULL;
+    gasneti_am_msg_t biggest = *m;
+    biggest.nbytes = most < GASNETC_NET_MEDIUM ? most : GASNETC_NET_MEDIUM;
+    biggest.frag = NULL;
+    if (biggest.nbytes < least || INJECTABLE(gasneti_wire_len(PRE, &biggest, 0, ALIGN))) return NULL;
+    if (gasneti_lock_room(&gasnetc_ofi_lock, slot_room, &biggest, &biggest)) return NULL; /* IMMEDIATE */
+    int i = gasneti_slots_get(&pool);
+    if (m->is_req) gasneti_credit_take(&cr, m->jobrank);
+    uint8_t *buf = slot_buf(i);
+    OFI_UNLOCK();
+    slots[i].dest = m->jobrank;
+    slots[i].credit = m->is_req;
+    h->h = i;
+    *size = biggest.nbytes;
+    return buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs);
+}
+
+void gasnetc_am_commit(const gasneti_am_msg_t *m, gasneti_am_prep_t *h) {
+    gasneti_am_msg_t now = *m;
+    now.flags &= ~GEX_FLAG_IMMEDIATE; /* the room is reserved: it waits, if ever, for the provider */
+    int i = (int)h->h;
+    going_t g = {&now, slot_buf(i), 0, m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, i, 1};
+    gasneti_assert(m->src == (uint8_t *)g.buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs));
+    g.len = build(g.buf, &now, 0); /* around the payload, which stays in place */
+    slots[i].credit = 0;
+    gasneti_lock_room(&gasnetc_ofi_lock, try_send, &g, &now);
+    OFI_UNLOCK();
+    if (gasnetc_ofi_verbose) __atomic_fetch_add(&mediums_prepared, 1, __ATOMIC_RELAXED);
+}
+
+void gasnetc_am_cancel(gasneti_am_prep_t *h) {
+    int i = (int)h->h;
+    OFI_LOCK();
+    if (slots[i].credit) gasneti_credit_give_back(&cr, slots[i].dest);
+    slots[i].credit = 0;
+    gasneti_slots_put(&pool, i);
+    OFI_UNLOCK();
 }
 
 /* A Long by fi_write: see wlong_t */
 static int send_written_long(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
-    peer_t *p = &peers[m->jobrank];
-    OFI_LOCK();
-    while (m->is_req && p->credits <= 0) {
-        OFI_UNLOCK();
-        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-        gasneti_wait_for_room(1);
-        OFI_LOCK();
-    }
-    if (m->is_req) p->credits--;
+    if (gasneti_lock_room(&gasnetc_ofi_lock, credit_room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
+    if (m->is_req) gasneti_credit_take(&cr, m->jobrank);
     wlong_t *w = wl_free;
     if (w) wl_free = w->next;
     OFI_UNLOCK();
-    if (!w) w = xmalloc_aligned(sizeof(*w));
-    w->len = (uint32_t)build((uint8_t *)w->msg, m, 0);
-    hdr_t h;
-    memcpy(&h, w->msg, sizeof(h));
-    h.nbytes = (uint32_t)m->nbytes;
-    h.flags |= F_WRITTEN;
-    memcpy(w->msg, &h, sizeof(h));
+    if (!w) w = gasneti_net_malloc(sizeof(*w), "a written Long's message");
+    w->len = build((uint8_t *)w->msg, m, GASNETI_WIRE_ELSEWHERE);
     w->dest = m->jobrank;
     w->is_req = m->is_req;
     gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
@@ -506,13 +429,13 @@ static int send_written_long(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     w->pending = gasnetc_ofi_rma_npieces(m->nbytes);
     if (gasnetc_ofi_long_write(m, w)) { /* GEX_FLAG_IMMEDIATE and no room: nothing written */
         OFI_LOCK();
-        if (m->is_req) p->credits++;
+        if (m->is_req) gasneti_credit_give_back(&cr, m->jobrank);
         w->next = wl_free;
         wl_free = w;
         OFI_UNLOCK();
         return GASNETI_AM_WOULD_BLOCK;
     }
-    while (!lc && gasneti_atomic_read(&mine) != 0) gasneti_wait_for_room(m->is_req);
+    if (!lc) gasneti_net_wait_local(&mine);
     return GASNET_OK;
 }
 
@@ -522,62 +445,28 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         if (gasnetc_ofi_verbose) __atomic_fetch_add(w ? &longs_written : &longs_inline, 1, __ATOMIC_RELAXED);
         if (w) return send_written_long(m, lc);
     }
-    int ch = m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
-    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
-    size_t len = MSG_LEN(MSG_EXT(m), m->nargs, plen);
-    peer_t *p = &peers[m->jobrank];
-    gasneti_assert(plen <= GASNETC_NET_MEDIUM);
-    if (INJECTABLE(len)) {
+    gasneti_assert((m->category == GASNETI_AM_SHORT ? 0 : m->nbytes) <= GASNETC_NET_MEDIUM);
+    going_t g = {m, NULL, gasneti_wire_len(PRE, m, 0, ALIGN), m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, -1, 0};
+    if (INJECTABLE(g.len)) {
         uint64_t buf[INJECT_MAX / 8];
-        build((uint8_t *)buf, m, plen);
-        for (;;) {
-            OFI_LOCK();
-            ssize_t rc = -FI_EAGAIN;
-            if (!m->is_req || p->credits > 0) {
-                set_credits(buf, p->owed);
-                rc = ch_inject(ch, buf, len, m->jobrank);
-                if (rc == 0) sent(p, m->is_req);
-            }
-            OFI_UNLOCK();
-            if (rc == 0) break;
-            if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject", rc, (long)m->jobrank);
-            if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-            gasneti_wait_for_room(m->is_req);
-        }
-    } else {
-        OFI_LOCK();
-        while (nfree == 0 || (m->is_req && p->credits <= 0)) {
-            OFI_UNLOCK();
-            if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-            gasneti_wait_for_room(m->is_req);
-            OFI_LOCK();
-        }
-        slot_t *s = &slots[free_slots[--nfree]];
-        slot_buf(s);
+        build((uint8_t *)buf, m, 0);
+        g.buf = buf;
+        if (gasneti_lock_room(&gasnetc_ofi_lock, try_send, &g, m)) return GASNETI_AM_WOULD_BLOCK;
         OFI_UNLOCK();
-        s->dest = m->jobrank;
-        build(s->buf, m, plen);
-        for (;;) {
+    } else {
+        if (gasneti_lock_room(&gasnetc_ofi_lock, slot_room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
+        g.slot = gasneti_slots_get(&pool);
+        g.buf = slot_buf(g.slot);
+        OFI_UNLOCK();
+        slots[g.slot].dest = m->jobrank;
+        build(g.buf, m, 0);
+        if (gasneti_lock_room(&gasnetc_ofi_lock, try_send, &g, m)) {
             OFI_LOCK();
-            ssize_t rc = -FI_EAGAIN;
-            if (!m->is_req || p->credits > 0) {
-                set_credits(s->buf, p->owed);
-                rc = ch_send(ch, s->buf, len, s->desc, m->jobrank, &s->ctx);
-            }
-            if (rc == 0) {
-                sent(p, m->is_req);
-                OFI_UNLOCK();
-                break;
-            }
-            if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_send", rc, (long)m->jobrank);
-            if (m->flags & GEX_FLAG_IMMEDIATE) {
-                free_slots[nfree++] = (int)(s - slots);
-                OFI_UNLOCK();
-                return GASNETI_AM_WOULD_BLOCK;
-            }
+            gasneti_slots_put(&pool, g.slot);
             OFI_UNLOCK();
-            gasneti_wait_for_room(m->is_req);
+            return GASNETI_AM_WOULD_BLOCK;
         }
+        OFI_UNLOCK();
     }
     if (lc) gasneti_counter_done(lc); /* copied (or injected): the source may be reused */
     return GASNET_OK;
@@ -587,27 +476,24 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
  * Start-up and shut-down
  * --------------------------------------------------------------------------------- */
 void gasnetc_ofi_am_init(void) {
-    if (gasnetc_ofi_inject_size < sizeof(hdr_t))
+    if (gasnetc_ofi_inject_size < PRE + sizeof(gasneti_wire_hdr_t))
         gasneti_fatalerror("ofi-conduit: provider %s injects at most %zu bytes, less than a credit message (%zu): "
                            "not supported yet (choose another with FI_PROVIDER)",
-                           gasnetc_ofi_info->fabric_attr->prov_name, gasnetc_ofi_inject_size, sizeof(hdr_t));
+                           gasnetc_ofi_info->fabric_attr->prov_name, gasnetc_ofi_inject_size, PRE + sizeof(gasneti_wire_hdr_t));
     int nreq = gasnetc_ofi_multi_recv ? NMULTI : NSINGLE;
     int rep_multi = gasnetc_ofi_multi_recv && !gasnetc_ofi_tagged;
     nrbufs = nreq + (rep_multi ? NMULTI : NSINGLE);
     rbufs = calloc((size_t)nrbufs, sizeof(rbuf_t));
     repost = calloc((size_t)nrbufs, sizeof(rbuf_t *));
     if (!rbufs || !repost) gasneti_fatalerror("ofi-conduit: out of memory for receive buffers");
-    for (int i = 0; i < MAXSEND; i++) free_slots[nfree++] = MAXSEND - 1 - i;
-    peers = calloc(gasneti_nodes, sizeof(peer_t));
-    due_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
-    if (!peers || !due_list) gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
-    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) peers[r].credits = CREDITS;
+    gasneti_slots_init(&pool, MAXSEND, MSG_MAX, gasnetc_ofi_mr_local ? slot_reg : NULL, slot_dereg);
+    gasneti_credits_init(&cr, CREDITS);
     OFI_LOCK();
     for (int i = 0; i < nrbufs; i++) {
         rbufs[i].ch = i < nreq ? GASNETC_CH_REQ : GASNETC_CH_REP;
         rbufs[i].multi = i < nreq ? gasnetc_ofi_multi_recv : rep_multi;
         size_t size = rbufs[i].multi ? MULTI_BYTES : MSG_MAX;
-        rbufs[i].base = xmalloc_aligned(size);
+        rbufs[i].base = gasneti_net_malloc(size, "a receive buffer");
         rbufs[i].size = size;
         if (gasnetc_ofi_mr_local) {
             rbufs[i].mr = gasnetc_ofi_reg_local(rbufs[i].base, size, "a receive buffer");
@@ -617,6 +503,11 @@ void gasnetc_ofi_am_init(void) {
     }
     __atomic_store_n(&gasnetc_ofi_up, 1, __ATOMIC_RELEASE);
     OFI_UNLOCK();
+}
+
+void gasnetc_ofi_am_say_prepared(void) {
+    fprintf(stderr, "ofi-conduit: rank %u sent %zu Medium(s) built around a payload prepared in a send slot\n",
+            (unsigned)gasneti_mynode, __atomic_load_n(&mediums_prepared, __ATOMIC_RELAXED));
 }
 
 void gasnetc_ofi_am_say_longs(void) {
@@ -642,7 +533,7 @@ int gasnetc_ofi_am_fini(void) {
     struct fi_cq_data_entry e[CQ_BATCH];
     for (;;) {
         double t = now_s();
-        if (t > end || (nfree == MAXSEND && t > min_end)) break;
+        if (t > end || (gasneti_slots_avail(&pool) == MAXSEND && t > min_end)) break;
         ssize_t got = fi_cq_read(gasnetc_ofi_cq, e, CQ_BATCH);
         if (got == -FI_EAVAIL) {
             struct fi_cq_err_entry err;
@@ -652,7 +543,7 @@ int gasnetc_ofi_am_fini(void) {
         }
         for (ssize_t k = 0; k < got; k++) {
             if (e[k].flags & (FI_RMA | FI_ATOMIC)) gasnetc_ofi_rma_done(e[k].op_context);
-            else if (e[k].flags & FI_SEND) free_slots[nfree++] = (int)((slot_t *)e[k].op_context - slots);
+            else if (e[k].flags & FI_SEND) gasneti_slots_put(&pool, (int)((slot_t *)e[k].op_context - slots));
         }
     }
     fi_close(&gasnetc_ofi_ep[GASNETC_CH_REQ]->fid);
@@ -660,8 +551,7 @@ int gasnetc_ofi_am_fini(void) {
     fi_close(&gasnetc_ofi_cq->fid);
     for (int i = 0; i < nrbufs; i++)
         if (rbufs[i].mr) fi_close(&rbufs[i].mr->fid);
-    for (int i = 0; i < MAXSEND; i++)
-        if (slots[i].mr) fi_close(&slots[i].mr->fid);
+    gasneti_slots_fini(&pool);
     OFI_UNLOCK();
     return 1;
 }

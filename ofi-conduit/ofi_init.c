@@ -19,9 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#if GASNETI_LOCKS
-pthread_mutex_t gasnetc_ofi_lock = PTHREAD_MUTEX_INITIALIZER;
-#endif
+gasneti_netlock_t gasnetc_ofi_lock = GASNETI_NETLOCK_INIT;
 struct fi_info *gasnetc_ofi_info;
 struct fid_ep *gasnetc_ofi_ep[2];
 struct fid_cq *gasnetc_ofi_cq;
@@ -38,23 +36,18 @@ static struct fid_fabric *fabric;
 struct fid_domain *gasnetc_ofi_domain;
 static gasneti_bootstrap_t *the_boot;
 static struct fid_av *av;
-static char (*hosts)[64];
 
 #define NAME_MAX_LEN 112
 typedef struct { /* what each rank publishes */
     uint32_t len[2];
     uint8_t name[2][NAME_MAX_LEN];
-    char host[64];
 } endpoint_t;
 
-const char *gasnetc_ofi_host(gex_Rank_t rank) { return hosts && rank < gasneti_nodes ? hosts[rank] : "?"; }
-
 void gasnetc_ofi_fail(const char *call, ssize_t rc, long peer) {
-    const char *prov = gasnetc_ofi_info ? gasnetc_ofi_info->fabric_attr->prov_name : "none chosen yet";
-    if (peer >= 0)
-        gasneti_fatalerror("ofi-conduit: %s with rank %ld (host %s) failed: %s (%zd; provider %s)", call, peer,
-                           gasnetc_ofi_host((gex_Rank_t)peer), fi_strerror((int)-rc), rc, prov);
-    gasneti_fatalerror("ofi-conduit: %s failed: %s (%zd; provider %s)", call, fi_strerror((int)-rc), rc, prov);
+    char why[256];
+    snprintf(why, sizeof(why), "%s (%zd; provider %s)", fi_strerror((int)-rc), rc,
+             gasnetc_ofi_info ? gasnetc_ofi_info->fabric_attr->prov_name : "none chosen yet");
+    gasneti_peer_fail(call, why, peer >= 0 ? (gex_Rank_t)peer : GEX_RANK_INVALID);
 }
 
 /* libfabric 1.17's udp;ofi_rxd crashes (SIGSEGV inside fi_cq_read) at the first
@@ -184,9 +177,8 @@ static void open_endpoint(int ch, const char *jobid) {
 /* every rank's endpoint names, over the bootstrap, into the address vector */
 static void exchange_names(gasneti_bootstrap_t *boot) {
     endpoint_t me, *all = calloc(gasneti_nodes, sizeof(endpoint_t));
-    hosts = calloc(gasneti_nodes, sizeof(*hosts));
     gasnetc_ofi_addr = calloc(2 * (size_t)gasneti_nodes, sizeof(fi_addr_t));
-    if (!all || !hosts || !gasnetc_ofi_addr) gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    if (!all || !gasnetc_ofi_addr) gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
     memset(&me, 0, sizeof(me));
     int neps = gasnetc_ofi_tagged ? 1 : 2;
     for (int ch = 0; ch < neps; ch++) {
@@ -198,11 +190,8 @@ static void exchange_names(gasneti_bootstrap_t *boot) {
         if (rc) gasnetc_ofi_fail("fi_getname", rc, -1);
         me.len[ch] = (uint32_t)len;
     }
-    gethostname(me.host, sizeof(me.host) - 1);
     boot->exchange(&me, sizeof(me), all);
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
-        memcpy(hosts[r], all[r].host, sizeof(hosts[r]));
-        hosts[r][sizeof(hosts[r]) - 1] = 0;
         for (int ch = 0; ch < neps; ch++) { /* one at a time: FI_AV_TABLE numbers them in order */
             int rc = fi_av_insert(av, all[r].name[ch], 1, &GASNETC_OFI_PEER(r, ch), 0, NULL);
             if (rc != 1) gasnetc_ofi_fail("fi_av_insert", rc < 0 ? rc : -FI_EINVAL, (long)r);
@@ -307,6 +296,7 @@ void gasnetc_network_fini(void) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return;
     if (gasnetc_ofi_verbose) {
         gasnetc_ofi_am_say_longs();
+        gasnetc_ofi_am_say_prepared();
         if (gasnetc_ofi_mr_local) gasnetc_ofi_rma_say_regs();
     }
     if (!gasnetc_ofi_am_fini()) return;

@@ -21,19 +21,13 @@
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
+#include "gasneti_netkit.h"
 #include "gasneti_spawn.h"
 
-#if GASNETI_LOCKS
-#  include <pthread.h>
-extern pthread_mutex_t gasnetc_ofi_lock;
-#  define OFI_LOCK() pthread_mutex_lock(&gasnetc_ofi_lock)
-#  define OFI_UNLOCK() pthread_mutex_unlock(&gasnetc_ofi_lock)
-#  define OFI_TRYLOCK() (pthread_mutex_trylock(&gasnetc_ofi_lock) == 0)
-#else
-#  define OFI_LOCK() ((void)0)
-#  define OFI_UNLOCK() ((void)0)
-#  define OFI_TRYLOCK() 1
-#endif
+extern gasneti_netlock_t gasnetc_ofi_lock;
+#define OFI_LOCK() gasneti_netlock(&gasnetc_ofi_lock)
+#define OFI_UNLOCK() gasneti_netunlock(&gasnetc_ofi_lock)
+#define OFI_TRYLOCK() gasneti_nettrylock(&gasnetc_ofi_lock)
 
 /* Requests and replies have separate receive buffers (a flood of requests never takes
  * the buffers replies need): channel 0 carries requests, channel 1 replies (and credit
@@ -76,11 +70,9 @@ extern struct fid_mr *gasnetc_ofi_reg_local(void *buf, size_t len, const char *w
 /* the same, the error returned (0: done) rather than fatal */
 extern int gasnetc_ofi_try_reg_local(void *buf, size_t len, struct fid_mr **m);
 
-/* A libfabric call failed: print the call, fi_strerror's text, the peer (rank and host,
- * peer < 0: none) and the provider, and end the job. */
+/* A libfabric call failed: gasneti_peer_fail with fi_strerror's text and the provider
+ * (peer < 0: none); ends the job. */
 GASNETI_NORETURN GASNETI_COLD extern void gasnetc_ofi_fail(const char *call, ssize_t rc, long peer);
-/* the host a rank runs on (from the address exchange) */
-extern const char *gasnetc_ofi_host(gex_Rank_t rank);
 
 /* ofi_am.c: post the receive buffers (endpoints enabled); drain, close the endpoints and
  * the completion queue at the end (0: not done, another thread holds the lock) */
@@ -88,6 +80,8 @@ extern void gasnetc_ofi_am_init(void);
 extern int gasnetc_ofi_am_fini(void);
 /* ofi_am.c: how many Longs this process sent by fi_write and inside messages (stderr) */
 extern void gasnetc_ofi_am_say_longs(void);
+/* ofi_am.c: how many Mediums this process sent from a slot its Prepare handed out (stderr) */
+extern void gasnetc_ofi_am_say_prepared(void);
 /* ofi_rma.c: register the segment and exchange keys (collective; from
  * gasnetc_segment_register), a completion of an fi_write/fi_read (lock held), the peer of
  * one (error reports), and closing the registration */

@@ -33,8 +33,7 @@
  *
  * PAR: one mutex guards the protocol state; receiving (the system call) and running
  * handlers happen outside it, so several threads poll at once. */
-#include "conduit_contract.h"
-#include "gasneti_deliver.h"
+#include "gasneti_netkit.h"
 #include "udp_internal.h"
 
 #include <arpa/inet.h>
@@ -44,9 +43,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#if GASNETI_LOCKS
-#  include <pthread.h>
-#endif
 
 #define WIN 64         /* datagrams in flight per peer and channel (the ack map covers WIN) */
 #define ACK_EVERY 16   /* a standalone ack once this many datagrams wait for one */
@@ -54,26 +50,23 @@
 enum { CH_REQ = 0, CH_REP = 1 };
 enum { PK_DATA = 1, PK_ACK = 2 };
 
+/* Every datagram starts with this; an acknowledgement is this alone, a data datagram
+ * goes on with the AM in the toolkit's layout (gasneti_wire.h: hdr_t is its prefix) */
 typedef struct {
     uint64_t key;
     uint32_t src;
-    uint8_t kind, chan, category, nargs;
+    uint8_t kind, chan;
+    uint16_t unused;
     uint32_t seq;
-    uint8_t handler, has_frag;
-    uint8_t dst_ep, src_ep; /* endpoint indices */
     uint32_t ack[2];  /* per channel of the sender-from-us direction: next seq expected */
+    uint32_t unused2;
     uint64_t sack[2]; /* bit i: seq ack+1+i received */
-    uint32_t nbytes;
-    uint32_t frag[3]; /* gasneti_frag_t, when has_frag */
-    uint64_t dest_addr;
 } hdr_t;
-_Static_assert(sizeof(hdr_t) == 72, "hdr_t layout");
-_Static_assert(sizeof(gasneti_frag_t) == 12, "gasneti_frag_t layout");
-/* where the payload starts: after the args, aligned for any type */
-#define PAYLOAD_OFF(nargs) (((uint32_t)sizeof(hdr_t) + 4u * (nargs) + 15u) & ~15u)
-#define MAX_DGRAM (PAYLOAD_OFF(GASNETI_MAX_ARGS) + GASNETC_NET_MEDIUM)
+_Static_assert(sizeof(hdr_t) == 48, "hdr_t layout");
+#define PRE sizeof(hdr_t)
+#define MAX_DGRAM GASNETI_WIRE_MAX(PRE, GASNETC_NET_MEDIUM)
 _Static_assert(GASNETC_NET_MEDIUM == GASNETC_NET_LONG, "one datagram size");
-_Static_assert(PAYLOAD_OFF(GASNETI_MAX_ARGS) + GASNETC_NET_MEDIUM <= 65507, "a datagram carries at most 65507 bytes");
+_Static_assert(MAX_DGRAM <= 65507, "a datagram carries at most 65507 bytes");
 #define RBUF_BYTES 65536
 
 typedef struct {
@@ -102,14 +95,12 @@ typedef struct {
     int listed;          /* in owed_list (possibly no longer owed: a datagram carried it) */
     unsigned owed_n;     /* datagrams waiting for it */
     uint64_t owed_since; /* 0: send at once */
-    char host[64];
 } peer_t;
 
 /* what each rank publishes in network_init */
 typedef struct {
     struct sockaddr_storage addr;
     uint32_t addrlen;
-    char host[64];
 } endpoint_t;
 
 static int sock = -1;
@@ -125,14 +116,9 @@ static int verbose;
 static struct {
     unsigned long sent, resent, fast, acks, dups, bad_key, bad_hdr, bad_len, eagain;
 } counts;
-#if GASNETI_LOCKS
-static pthread_mutex_t ulock = PTHREAD_MUTEX_INITIALIZER;
-#  define LOCK() pthread_mutex_lock(&ulock)
-#  define UNLOCK() pthread_mutex_unlock(&ulock)
-#else
-#  define LOCK() ((void)0)
-#  define UNLOCK() ((void)0)
-#endif
+static gasneti_netlock_t ulock = GASNETI_NETLOCK_INIT;
+#define LOCK() gasneti_netlock(&ulock)
+#define UNLOCK() gasneti_netunlock(&ulock)
 static GASNETI_THREADLOCAL uint8_t *rbuf[2]; /* [nested]: a reply may be sent (and polled for) from a handler */
 
 static inline uint64_t now_ns(void) {
@@ -165,8 +151,7 @@ static void xmit(peer_t *p, const void *buf, size_t len) {
             counts.eagain++;
             return;
         }
-        gasneti_fatalerror("udp-conduit: sending %zu bytes to rank %u on host %s failed: %s", len,
-                           (unsigned)(p - peers), p->host, strerror(errno));
+        gasneti_peer_fail("sendto", strerror(errno), (gex_Rank_t)(p - peers));
     }
 }
 
@@ -293,7 +278,7 @@ GASNETI_COLD GASNETI_NORETURN static void peer_dead(peer_t *p, const slot_t *s, 
     UNLOCK();
     gasneti_fatalerror("udp-conduit: rank %u on host %s has acknowledged nothing for %.1f s (%u retransmissions "
                        "of one datagram): it is unreachable, stopped or dead (limit: GASNET_REQUESTTIMEOUT_MAX=%g s)",
-                       (unsigned)(p - peers), p->host, (double)(now - s->first_sent) * 1e-9, (unsigned)s->retx, give_up);
+                       (unsigned)(p - peers), gasneti_host_name((gex_Rank_t)(p - peers)), (double)(now - s->first_sent) * 1e-9, (unsigned)s->retx, give_up);
 }
 
 static void timers(uint64_t now) {
@@ -364,41 +349,6 @@ GASNETI_COLD static void dropped(unsigned long *counter, const char *what, gex_R
                         what, (unsigned)src);
 }
 
-/* The body of a data datagram from an authenticated peer makes sense. */
-static const char *check_body(const hdr_t *h, size_t len) {
-    if (h->chan > CH_REP || h->category > GASNETI_AM_LONG || h->nargs > GASNETI_MAX_ARGS) return "bad header";
-    size_t off = PAYLOAD_OFF(h->nargs);
-    if (len < off || len - off != h->nbytes) return "lengths do not add up";
-    if (h->category == GASNETI_AM_SHORT && (h->nbytes || h->has_frag)) return "Short with a payload";
-    if (h->nbytes > GASNETC_NET_MEDIUM) return "payload too long";
-    const char *why = gasneti_am_check_target(h->dst_ep, h->category, h->dest_addr, h->nbytes);
-    if (why) return why;
-    return NULL;
-}
-
-static void dispatch(const uint8_t *buf) {
-    const hdr_t *h = (const hdr_t *)buf;
-    uint8_t *payload = (uint8_t *)buf + PAYLOAD_OFF(h->nargs);
-    gasneti_am_recv_t m;
-    m.srcrank = h->src;
-    m.handler = h->handler;
-    m.category = h->category;
-    m.is_req = h->chan == CH_REQ;
-    m.nargs = h->nargs;
-    m.args = (const gex_AM_Arg_t *)(buf + sizeof(hdr_t));
-    m.nbytes = h->nbytes;
-    m.frag = h->has_frag ? (const gasneti_frag_t *)h->frag : NULL;
-    m.dst_ep = h->dst_ep;
-    m.src_ep = h->src_ep;
-    if (h->category == GASNETI_AM_LONG) {
-        if (h->nbytes) memcpy((void *)(uintptr_t)h->dest_addr, payload, h->nbytes);
-        m.payload = (void *)(uintptr_t)h->dest_addr;
-    } else {
-        m.payload = h->category == GASNETI_AM_MEDIUM ? payload : NULL;
-    }
-    gasneti_am_deliver(&m);
-}
-
 /* One datagram in buf. Returns 1 if a handler ran. nested: only replies may run now. */
 static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
     const hdr_t *h = (const hdr_t *)buf;
@@ -416,7 +366,7 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
         return 0;
     }
     peer_t *p = &peers[h->src];
-    const char *bad = h->kind == PK_DATA ? check_body(h, len) : NULL;
+    const char *bad = h->kind != PK_DATA ? NULL : h->chan > CH_REP ? "bad header" : gasneti_wire_check(buf, PRE, len, 1);
     int fresh = 0;
     LOCK();
     take_acks(p, h, now);
@@ -432,29 +382,13 @@ static int handle(uint8_t *buf, size_t len, int nested, uint64_t now) {
         dropped(&counts.bad_len, bad, h->src);
         return 0;
     }
-    if (nested && h->chan == CH_REQ) { /* run it at the next top-level poll */
-        gasneti_defer_push(h->src, buf, len); /* gasneti_deferq.c */
-        return 0;
-    }
-    dispatch(buf);
+    if (gasneti_defer_if(nested, h->chan == CH_REQ, h->src, buf, len)) return 0; /* for the next top-level poll */
+    gasneti_wire_deliver(buf, PRE, len, h->src, h->chan == CH_REQ);
     return 1;
 }
 
-static int run_deferred(void) {
-    int n = 0;
-    for (gasneti_deferred_t *d; (d = gasneti_defer_pop()); n++) {
-        dispatch(d->data);
-        free(d);
-    }
-    return n;
-}
-
 static uint8_t *recv_buffer(int nested) {
-    if (!rbuf[nested]) {
-        void *b;
-        if (posix_memalign(&b, 64, RBUF_BYTES)) gasneti_fatalerror("udp-conduit: out of memory");
-        rbuf[nested] = b;
-    }
+    if (!rbuf[nested]) rbuf[nested] = gasneti_net_malloc(RBUF_BYTES, "a receive buffer");
     return rbuf[nested];
 }
 
@@ -468,13 +402,13 @@ static int udp_poll(int nested) {
         if (len < 0) {
             if (errno == EINTR) continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ECONNREFUSED)
-                gasneti_fatalerror("udp-conduit: receiving failed: %s", strerror(errno));
+                gasneti_peer_fail("recv", strerror(errno), GEX_RANK_INVALID);
             break;
         }
         now = now_ns();
         n += handle(buf, (size_t)len, nested, now);
     }
-    if (!nested && __atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED)) n += run_deferred();
+    n += gasneti_defer_run(nested, PRE);
     if (!now || n) now = now_ns(); /* handlers take time */
     if (__atomic_load_n(&owed_count, __ATOMIC_RELAXED) || now >= __atomic_load_n(&next_timer, __ATOMIC_RELAXED)) {
         LOCK();
@@ -484,7 +418,7 @@ static int udp_poll(int nested) {
     return n;
 }
 
-int gasnetc_poll(void) { return udp_poll(gasneti_cur_token != NULL); }
+int gasnetc_poll(void) { return udp_poll(gasneti_net_nested()); }
 
 /* ---------------------------------------------------------------------------------
  * gasnetc_am_send
@@ -494,27 +428,28 @@ static inline int window_full(const tx_t *t, uint32_t len) {
 }
 
 int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
-    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes < GASNETC_NET_MEDIUM ? m->nbytes : GASNETC_NET_MEDIUM;
+    gasneti_am_msg_t first = *m; /* the first piece of a bigger one */
+    if (first.nbytes > GASNETC_NET_MEDIUM) first.nbytes = GASNETC_NET_MEDIUM;
     LOCK();
-    int full = window_full(&peers[m->jobrank].tx[m->is_req ? CH_REQ : CH_REP], PAYLOAD_OFF(m->nargs) + (uint32_t)plen);
+    int full = window_full(&peers[m->jobrank].tx[m->is_req ? CH_REQ : CH_REP], gasneti_wire_len(PRE, &first, 0, 1));
     UNLOCK();
     return full;
 }
+
+typedef struct {
+    const tx_t *t;
+    uint32_t len;
+} want_t;
+static int room(void *arg) { return !window_full(((want_t *)arg)->t, ((want_t *)arg)->len); }
 
 int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     peer_t *p = &peers[m->jobrank];
     int ch = m->is_req ? CH_REQ : CH_REP;
     tx_t *t = &p->tx[ch];
-    size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
-    uint32_t len = PAYLOAD_OFF(m->nargs) + (uint32_t)plen;
-    gasneti_assert(plen <= GASNETC_NET_MEDIUM && len <= RBUF_BYTES);
-    LOCK();
-    while (window_full(t, len)) {
-        UNLOCK();
-        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-        gasneti_wait_for_room(m->is_req);
-        LOCK();
-    }
+    uint32_t len = gasneti_wire_len(PRE, m, 0, 1);
+    gasneti_assert(len <= MAX_DGRAM);
+    want_t want = {t, len};
+    if (gasneti_lock_room(&ulock, room, &want, m)) return GASNETI_AM_WOULD_BLOCK;
     uint32_t seq = t->next++;
     slot_t *s = &t->slot[seq % WIN];
     if (s->cap < len) { /* a small buffer, or none (a big one, RBUF_BYTES, always fits) */
@@ -533,19 +468,10 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     h->src = gasneti_mynode;
     h->kind = PK_DATA;
     h->chan = (uint8_t)ch;
-    h->category = m->category;
-    h->nargs = m->nargs;
+    h->unused = 0;
     h->seq = seq;
-    h->handler = m->handler;
-    h->has_frag = m->frag != NULL;
-    h->dst_ep = m->dst_ep;
-    h->src_ep = m->src_ep;
-    h->nbytes = (uint32_t)plen;
-    if (m->frag) memcpy(h->frag, m->frag, sizeof(h->frag));
-    else memset(h->frag, 0, sizeof(h->frag));
-    h->dest_addr = (uintptr_t)m->dest_addr;
-    if (m->nargs) memcpy(s->buf + sizeof(hdr_t), m->args, 4u * m->nargs);
-    if (plen) memcpy(s->buf + PAYLOAD_OFF(m->nargs), m->src, plen);
+    h->unused2 = 0;
+    gasneti_wire_build(s->buf, PRE, m, 0, 0, 1);
     s->len = len;
     s->acked = s->retx = s->fast = 0;
     t->inflight += len;
@@ -613,7 +539,6 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     owed_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
     if (!all || !peers || !owed_list) gasneti_fatalerror("udp-conduit: out of memory for %u peers", gasneti_nodes);
     memset(&me, 0, sizeof(me));
-    gethostname(me.host, sizeof(me.host) - 1);
     endpoint_from_env(&me);
 
     int need_net = gasneti_nbrhd_size < gasneti_nodes; /* some peer is not a neighbor */
@@ -648,7 +573,6 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
         memcpy(&peers[r].addr, &all[r].addr, sizeof(all[r].addr));
         peers[r].addrlen = all[r].addrlen;
-        memcpy(peers[r].host, all[r].host, sizeof(peers[r].host));
         peers[r].rto = rto_init;
     }
     free(all);

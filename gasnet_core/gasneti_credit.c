@@ -1,0 +1,34 @@
+/* gasneti_credit.c: request credits of the network conduits that use them (mpi, ofi):
+ * set-up and the standalone credit messages; the protocol and the per-message calls are
+ * in gasneti_credit.h. Part of the conduit toolkit. Layer: core, for network conduits. */
+#include "gasneti_credit.h"
+
+#include <stdlib.h>
+
+void gasneti_credits_init(gasneti_credits_t *c, int max) {
+    c->peer = calloc(gasneti_nodes, sizeof(gasneti_credit_peer_t));
+    c->due = calloc(gasneti_nodes, sizeof(gex_Rank_t));
+    if (!c->peer || !c->due) gasneti_fatalerror("%s-conduit: out of memory for %u peers", GASNETC_NAME, (unsigned)gasneti_nodes);
+    c->ndue = 0;
+    c->max = max;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) c->peer[r].credits = max;
+}
+
+void gasneti_credit_flush(gasneti_credits_t *c, int (*send)(gex_Rank_t r, unsigned n)) {
+    size_t keep = 0;
+    for (size_t i = 0; i < c->ndue; i++) {
+        gex_Rank_t r = c->due[i];
+        gasneti_credit_peer_t *p = &c->peer[r];
+        if (p->owed < c->max / 2) { /* a message carried them */
+            p->listed = 0;
+            continue;
+        }
+        if (send(r, (unsigned)p->owed)) {
+            c->due[keep++] = r;
+            continue;
+        }
+        p->owed = 0;
+        p->listed = 0;
+    }
+    c->ndue = keep;
+}

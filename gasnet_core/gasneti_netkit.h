@@ -1,0 +1,81 @@
+/* gasneti_netkit.h: the conduit toolkit -- what every network conduit needs besides its
+ * network, written once. Layer: core, for network conduits (never included by the core
+ * itself or by smp). A conduit includes this one header; its parts:
+ *   gasneti_wire.h    one AM wire layout (the conduit's own fields in a prefix), built,
+ *                     checked and decoded; delivery; requests kept for the next top-level
+ *                     poll (gasneti_deferq.c)
+ *   gasneti_credit.h  request credits per peer, returned in headers or credit messages
+ *   gasneti_slots.h   the send-slot pool (aligned buffers, optional registration)
+ *   here              the conduit's lock, the wait-for-room loop, replies-only waiting,
+ *                     and error reports naming the peer's rank and host (gasneti_netkit.c)
+ * How a conduit uses it: docs/conduit-toolkit.md. The rules it follows (where handlers
+ * run, which locks are held when): conduit_contract.h, "Rules".
+ * Locks: each conduit has one gasneti_netlock_t around its network calls and its state;
+ * the toolkit's credit and slot functions expect it held, the wire and defer functions
+ * take no lock of the conduit's (the defer queue has its own), and nothing here delivers
+ * or waits with it held. */
+#ifndef GASNETI_NETKIT_H
+#define GASNETI_NETKIT_H
+
+#include "conduit_contract.h"
+#include "gasneti_credit.h"
+#include "gasneti_slots.h"
+#include "gasneti_wire.h"
+
+/* ---- the conduit's lock (PAR, PARSYNC; nothing in SEQ) ---- */
+#if GASNETI_LOCKS
+#  include <pthread.h>
+typedef pthread_mutex_t gasneti_netlock_t;
+#  define GASNETI_NETLOCK_INIT PTHREAD_MUTEX_INITIALIZER
+GASNETI_ALWAYS_INLINE void gasneti_netlock(gasneti_netlock_t *l) { pthread_mutex_lock(l); }
+GASNETI_ALWAYS_INLINE void gasneti_netunlock(gasneti_netlock_t *l) { pthread_mutex_unlock(l); }
+GASNETI_ALWAYS_INLINE int gasneti_nettrylock(gasneti_netlock_t *l) { return pthread_mutex_trylock(l) == 0; }
+#else
+typedef struct {
+    char unused;
+} gasneti_netlock_t;
+#  define GASNETI_NETLOCK_INIT {0}
+GASNETI_ALWAYS_INLINE void gasneti_netlock(gasneti_netlock_t *l) { (void)l; }
+GASNETI_ALWAYS_INLINE void gasneti_netunlock(gasneti_netlock_t *l) { (void)l; }
+GASNETI_ALWAYS_INLINE int gasneti_nettrylock(gasneti_netlock_t *l) { return (void)l, 1; }
+#endif
+
+/* ---- may requests run in this poll? ----
+ * Not inside a handler, nor while this thread waits with gasneti_net_wait_local: then a
+ * conduit's poll keeps arrived requests (gasneti_defer_if) and runs replies only.
+ * gasnetc_poll passes this to its receive loop. */
+extern GASNETI_THREADLOCAL int gasneti_replies_only;
+GASNETI_ALWAYS_INLINE int gasneti_net_nested(void) { return gasneti_cur_token != NULL || gasneti_replies_only; }
+
+/* ---- waiting for room to send m ----
+ * Takes the conduit's lock l once room(arg), called with it held, returns 1 (room may
+ * reserve, or even send, what it found). While room returns 0 the lock is released and
+ * gasneti_wait_for_room(m->is_req) polls (replies only for a reply or inside a handler;
+ * empty polls back off): the contract's rule for every conduit's waiting. Returns
+ * GASNET_OK holding l, or, with GEX_FLAG_IMMEDIATE in m->flags, GASNETI_AM_WOULD_BLOCK at
+ * the first refusal, not holding it. Inline, so that room is too. */
+GASNETI_ALWAYS_INLINE int gasneti_lock_room(gasneti_netlock_t *l, int (*room)(void *), void *arg,
+                                            const gasneti_am_msg_t *m) {
+    gasneti_netlock(l);
+    while (!room(arg)) {
+        gasneti_netunlock(l);
+        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+        gasneti_wait_for_room(m->is_req);
+        gasneti_netlock(l);
+    }
+    return GASNET_OK;
+}
+
+/* Wait until *c is 0 (a send whose source the caller must not reuse before: no lc was
+ * given), polling replies only: a request handler run meanwhile could write the source
+ * (a Prepare's library buffer is per thread). The caller holds no lock of the conduit's. */
+extern void gasneti_net_wait_local(gasneti_counter_t *c);
+
+/* ---- errors ----
+ * A network call failed: "<conduit>-conduit: <call> with rank R (host H) failed:
+ * <net_errstr>" (peer GEX_RANK_INVALID: without the rank), then the job ends. */
+extern void gasneti_peer_fail(const char *call, const char *net_errstr, gex_Rank_t peer) GASNETI_COLD GASNETI_NORETURN;
+/* the host rank r runs on (from host discovery at start-up, gasneti_client.c); "?" if unknown */
+extern const char *gasneti_host_name(gex_Rank_t r);
+
+#endif
