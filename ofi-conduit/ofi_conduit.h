@@ -19,6 +19,10 @@
 #define GASNETC_NATIVE_PUT 1 /* ofi_rma.c, when the provider has FI_RMA (gasnetc_rma_native) */
 #define GASNETC_NATIVE_GET 1
 #define GASNETC_NATIVE_AMO 1 /* ofi_rma.c, per atomic domain (gasnetc_amo_domain) */
+/* a segment's key: the fi_mr key, and the base where remote addresses are offsets */
+#define GASNETC_SEGKEY_MAX 16
+/* puts completed remotely by gasnetc_rma_flush under GASNET_OFI_RMA_FLUSH=1 (ofi_rma.c) */
+#define GASNETC_RMA_FLUSH 1
 /* What clients see (the same on every conduit). */
 #define GASNETC_MAX_MEDIUM 65536
 #define GASNETC_MAX_LONG (4u << 20)

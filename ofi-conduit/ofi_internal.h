@@ -4,8 +4,9 @@
  *                bootstrap; shut-down; the one error reporter.
  *   ofi_am.c     Active Messages over fi_send/fi_inject into pre-posted receive buffers;
  *                the completion queue's poll.
- *   ofi_rma.c    native RMA: fi_write/fi_read into the segment registered at attach;
- *                native atomics (fi_atomic, fi_fetch_atomic, fi_compare_atomic) there.
+ *   ofi_rma.c    native RMA: fi_write/fi_read into every registered segment (one fid_mr
+ *                each, the key published by the core); the flush mode; native atomics
+ *                (fi_atomic, fi_fetch_atomic, fi_compare_atomic) on the primordial one.
  *   other/gasneti_spawn_*.c  job start (gasnetrun_ofi), bootstrap collectives, exit.
  * Every libfabric call of the conduit after start-up is made holding gasnetc_ofi_lock
  * (PAR and PARSYNC), so the domain is opened with FI_THREAD_DOMAIN. */
@@ -88,12 +89,13 @@ extern void gasnetc_ofi_am_init(void);
 extern int gasnetc_ofi_am_fini(void);
 /* ofi_am.c: how many Longs this process sent by fi_write and inside messages (stderr) */
 extern void gasnetc_ofi_am_say_longs(void);
-/* ofi_rma.c: register the segment and exchange keys (collective; from
- * gasnetc_segment_register), a completion of an fi_write/fi_read (lock held), the peer of
- * one (error reports), and closing the registration */
-extern int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintptr_t size);
+/* ofi_rma.c: the RMA settings (native or not, flush mode; from gasnetc_network_init), a
+ * completion of an fi_write/fi_read (lock held), the peer of one (error reports), what
+ * native RMA did (GASNET_VERBOSEENV: stderr), and closing the registrations */
+extern void gasnetc_ofi_rma_init(void);
 extern void gasnetc_ofi_rma_done(void *context);
 extern long gasnetc_ofi_rma_peer(void *context);
+extern void gasnetc_ofi_rma_say(void);
 extern void gasnetc_ofi_rma_fini(void);
 /* ofi_rma.c, FI_MR_LOCAL: how many registrations for one transfer this process made, and
  * how many it still holds (stderr) */
