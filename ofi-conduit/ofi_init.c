@@ -305,6 +305,7 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     else open_endpoint(GASNETC_CH_REP, boot->jobid);
     exchange_names(boot);
     gasnetc_ofi_rma_init();
+    gasnetc_ofi_long_init();
     gasnetc_ofi_am_init();
     boot->barrier(); /* every rank's receives are posted before anyone sends */
     return GASNET_OK;
@@ -315,7 +316,7 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
 void gasnetc_network_fini(void) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return;
     if (gasnetc_ofi_verbose) {
-        gasnetc_ofi_am_say_longs();
+        gasnetc_ofi_long_say();
         gasnetc_ofi_rma_say();
         if (gasnetc_ofi_mr_local) gasnetc_ofi_rma_say_regs();
     }

@@ -1,29 +1,30 @@
 /* ofi_rma.c: native RMA of ofi-conduit: gex_RMA_* to non-neighbors by fi_write/fi_read
- * into the peer's segment, registered once at attach (fi_mr_reg) with the keys and base
- * addresses exchanged over the bootstrap. Layer: ofi-conduit (the optional RDMA half of
- * conduit_contract.h: gasnetc_put, gasnetc_get, gasnetc_rma_native).
+ * into the target endpoint's bound segment, each segment of a process registered once
+ * (fi_mr_reg: the primordial one at attach, the others at gex_Segment_Create) with its key
+ * published by the core (conduit_contract.h, "Segments reached by RDMA"). Layer:
+ * ofi-conduit (the optional RDMA half of conduit_contract.h: gasnetc_put, gasnetc_get,
+ * gasnetc_rma_native, the segment keys, gasnetc_rma_flush).
  *
  * Used when the provider has FI_RMA and GASNET_OFI_RMA is not 0 (gasnetc_rma_native;
  * otherwise the extended layer's AM reference serves every peer). Memory registration
  * modes handled: FI_MR_VIRT_ADDR (remote address = virtual address, else the offset in
  * the segment), FI_MR_PROV_KEY (the key the provider gives, else ours), FI_MR_ALLOCATED,
- * FI_MR_LOCAL (gasnetc_ofi_mr_local: the segment's registration serves local buffers in
- * it; one out of it is registered for the operation, or copied when it cannot be,
+ * FI_MR_LOCAL (gasnetc_ofi_mr_local: a segment's registration serves local buffers in
+ * it; one out of every segment is registered for the operation, or copied when it cannot be,
  * local_desc; an atomic's operands and fetched value go through the op itself,
  * registered once); providers needing FI_MR_ENDPOINT are not chosen (ofi_init.c). A put
  * asks for delivery completion (FI_DELIVERY_COMPLETE): its completion means the data is
  * in place at the target, which is when the remote-completion counter is signalled; the
- * source may be reused then too. Transfers above the provider's max_msg_size go in
- * pieces.
+ * source may be reused then too (except in the flush mode, below). Transfers above the
+ * provider's max_msg_size go in pieces.
  * Completions arrive in the one completion queue, polled by ofi_am.c, which hands them to
  * gasnetc_ofi_rma_done.
  *
- * Long payloads (gasnetc_long_piece, gasnetc_ofi_long_write): a Long of long_min bytes or
- * more (GASNET_OFI_LONG_RDMA_MIN) into the peer's registered segment is written here the
- * same way, each piece's completion handed to ofi_am.c, which then sends the AM.
+ * Long payloads by fi_write (ofi_long.c, the protocol) are written here the same way
+ * (gasnetc_ofi_rma_write_long), each piece's completion handed to gasnetc_ofi_long_written.
  *
  * Remote atomics (gasnetc_amo_domain, gasnetc_amo; GASNETC_NATIVE_AMO): fi_fetch_atomicmsg
- * or fi_compare_atomicmsg on the same registered segment, for an atomic domain whose every
+ * or fi_compare_atomicmsg on the primordial segment, for an atomic domain whose every
  * (operation, type) the provider reports valid (fi_query_atomic), when the provider has
  * FI_ATOMIC, native RMA is on and gasnetc_ofi_atomics_wanted (GASNET_OFI_ATOMICS). Such a
  * domain sends every operation through the network, those on this process's own and its
@@ -42,7 +43,6 @@
 
 #include <string.h>
 
-#define LONG_RDMA_MIN 16384 /* GASNET_OFI_LONG_RDMA_MIN's default (docs/ofi-conduit.md) */
 
 int gasnetc_rma_native;
 static int atomics_on; /* FI_ATOMIC, native RMA and GASNET_OFI_ATOMICS */
@@ -63,7 +63,7 @@ typedef struct rma_op_s { /* one fi_write/fi_read in flight */
     struct fi_context2 ctx; /* first: the operation's context */
     struct rma_op_s *next_free;
     gasneti_counter_t *lc, *rc;
-    void *am; /* the payload of a Long (ofi_am.c): gasnetc_ofi_am_written at completion */
+    gasnetc_ofi_long_t *wl; /* a Long's payload (ofi_long.c): gasnetc_ofi_long_written at completion */
     gex_Rank_t peer;
     uint64_t operand[2], bounce; /* atomics: operands, a non-fetching CAS's old value */
     /* FI_MR_LOCAL: the registration of this op's local buffer when it is out of the
@@ -82,7 +82,6 @@ static int bound_keys; /* GASNET_OFI_RMA_BOUND: segments other than the primordi
 static uint32_t next_seg; /* segments registered so far, for the keys we choose */
 static size_t max_piece;
 static rma_op_t *free_ops;
-static size_t long_min; /* Longs of this many bytes or more may go by fi_write; 0: none */
 static size_t tmp_made, tmp_closed, tmp_copied; /* FI_MR_LOCAL: registrations for one transfer (lock held) */
 /* GASNET_VERBOSEENV (rank 0): native puts and gets by the target's endpoint index */
 static size_t n_put[GASNET_MAXEPS], n_get[GASNET_MAXEPS];
@@ -155,7 +154,7 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
         rma_op_t *o = op_get();
         o->lc = lc;
         o->rc = rc;
-        o->am = NULL;
+        o->wl = NULL;
         o->copy_to = NULL;
         o->peer = jr;
         ssize_t r = start(o, arg);
@@ -171,12 +170,12 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
 /* lock held: a completion of ours arrived */
 void gasnetc_ofi_rma_done(void *context) {
     rma_op_t *o = context;
-    void *am = o->am;
+    gasnetc_ofi_long_t *wl = o->wl;
     if (o->copy_to) memcpy(o->copy_to, o->copy_from, o->copy_len);
     if (o->lc) gasneti_counter_done(o->lc);
     if (o->rc) gasneti_counter_done(o->rc);
     op_put(o);
-    if (am) gasnetc_ofi_am_written(am);
+    if (wl) gasnetc_ofi_long_written(wl);
 }
 
 long gasnetc_ofi_rma_peer(void *context) { return context ? (long)((rma_op_t *)context)->peer : -1; }
@@ -197,9 +196,6 @@ void gasnetc_ofi_rma_init(void) {
     max_piece = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (1u << 30);
     if (max_piece > (1u << 30)) max_piece = 1u << 30;
     atomics_on = (info->caps & FI_ATOMIC) && gasnetc_ofi_atomics_wanted();
-    int64_t lm = gasneti_getenv_int("GASNET_OFI_LONG_RDMA_MIN", LONG_RDMA_MIN);
-    if (lm < 0) gasneti_launch_error("GASNET_OFI_LONG_RDMA_MIN=%lld: a number of bytes, 0 or more", (long long)lm);
-    long_min = (size_t)lm;
     if (gasneti_getenv_yesno("GASNET_OFI_RMA_FLUSH", 0)) flush_init();
 }
 
@@ -277,7 +273,7 @@ static inline uint64_t remote_addr(const rkey_t *k, void *x) { return (uint64_t)
 typedef struct {
     int write;
     uint64_t wflags; /* a write's completion: FI_DELIVERY_COMPLETE, or FI_INJECT_COMPLETE (flush mode) */
-    void *am;
+    gasnetc_ofi_long_t *wl;
     void *local; /* the caller's buffer: iov's, unless local_desc copies it (per attempt) */
     void *desc;
     struct iovec iov;
@@ -286,7 +282,7 @@ typedef struct {
 
 static ssize_t start_rma(rma_op_t *o, void *arg) {
     rma_args_t *a = arg;
-    o->am = a->am;
+    o->wl = a->wl;
     a->iov.iov_base = a->local;
     if (gasnetc_ofi_mr_local) {
         a->desc = local_desc(o, &a->iov.iov_base, a->iov.iov_len, a->write);
@@ -301,15 +297,15 @@ static ssize_t start_rma(rma_op_t *o, void *arg) {
 
 /* one piece: fi_writemsg or fi_readmsg (see post) */
 static int issue(int write, gex_Rank_t jr, uint64_t key, void *local, uint64_t raddr, size_t n,
-                 gasneti_counter_t *lc, gasneti_counter_t *rc, void *am, gex_Flags_t flags) {
+                 gasneti_counter_t *lc, gasneti_counter_t *rc, gasnetc_ofi_long_t *wl, gex_Flags_t flags) {
     struct fi_rma_iov riov = {raddr, n, key};
     rma_args_t a;
     memset(&a, 0, sizeof(a));
     a.write = write;
     /* a put's remote completion by a later flush; a Long's payload must be in place
-     * before its header goes (am) */
-    a.wflags = gasnetc_rma_flush_on && !am ? FI_INJECT_COMPLETE : FI_DELIVERY_COMPLETE;
-    a.am = am;
+     * before its header goes (wl) */
+    a.wflags = gasnetc_rma_flush_on && !wl ? FI_INJECT_COMPLETE : FI_DELIVERY_COMPLETE;
+    a.wl = wl;
     a.local = local;
     a.iov.iov_len = n;
     a.msg.msg_iov = &a.iov;
@@ -322,17 +318,17 @@ static int issue(int write, gex_Rank_t jr, uint64_t key, void *local, uint64_t r
 
 size_t gasnetc_ofi_rma_npieces(size_t nbytes) { return nbytes ? (nbytes + max_piece - 1) / max_piece : 1; }
 
-/* A write or read of nbytes in pieces of at most max_piece, each completing lc, rc and am
+/* A write or read of nbytes in pieces of at most max_piece, each completing lc, rc and wl
  * (their counts taken by the caller); 1 if refused for GEX_FLAG_IMMEDIATE (nothing issued:
  * only the first piece may be refused). */
 static int pieces(int write, gex_Rank_t jr, const rkey_t *k, void *local, void *remote, size_t nbytes,
-                  gasneti_counter_t *lc, gasneti_counter_t *rc, void *am, gex_Flags_t flags) {
+                  gasneti_counter_t *lc, gasneti_counter_t *rc, gasnetc_ofi_long_t *wl, gex_Flags_t flags) {
     uint64_t raddr = remote_addr(k, remote);
     size_t npieces = gasnetc_ofi_rma_npieces(nbytes);
     for (size_t off = 0, i = 0; i < npieces; i++, off += max_piece) {
         size_t n = nbytes - off < max_piece ? nbytes - off : max_piece;
         gex_Flags_t f = i ? flags & ~(gex_Flags_t)GEX_FLAG_IMMEDIATE : flags;
-        if (issue(write, jr, k->key, (char *)local + off, raddr + off, n, lc, rc, am, f)) return 1;
+        if (issue(write, jr, k->key, (char *)local + off, raddr + off, n, lc, rc, wl, f)) return 1;
     }
     return 0;
 }
@@ -475,22 +471,11 @@ void gasnetc_rma_flush(void) {
 #endif
 }
 
-/* ---------------------------------------------------------------------------------
- * Long payloads by fi_write (ofi_am.c sends the header once they are in place)
- * --------------------------------------------------------------------------------- */
-int gasnetc_ofi_long_by_write(const gasneti_am_msg_t *m) {
-    if (!long_min || m->nbytes < long_min) return 0;
-    const gasneti_peerseg_t *ps = gasneti_peerseg_of(m->jobrank, m->dst_ep);
-    return ps->_rkey && in_range((uintptr_t)ps->_owner_addr, ps->_size, m->dest_addr, m->nbytes);
-}
-
-size_t gasnetc_long_piece(const gasneti_am_msg_t *m) {
-    return gasnetc_ofi_long_by_write(m) ? GASNETC_MAX_LONG : GASNETC_NET_LONG;
-}
-
-int gasnetc_ofi_long_write(const gasneti_am_msg_t *m, void *am) {
-    const rkey_t *k = gasneti_peerseg_of(m->jobrank, m->dst_ep)->_rkey;
-    return pieces(1, m->jobrank, k, (void *)m->src, m->dest_addr, m->nbytes, NULL, NULL, am, m->flags);
+/* ofi_long.c: a Long's payload by fi_write (its write completes delivered, each piece
+ * calling gasnetc_ofi_long_written) */
+int gasnetc_ofi_rma_write_long(gex_Rank_t jr, const void *rkey, const void *src, void *dest, size_t nbytes,
+                               gasnetc_ofi_long_t *wl, gex_Flags_t flags) {
+    return pieces(1, jr, rkey, (void *)src, dest, nbytes, NULL, NULL, wl, flags);
 }
 
 /* ---------------------------------------------------------------------------------
