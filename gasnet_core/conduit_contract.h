@@ -7,7 +7,8 @@
  *   - objects, handler tables, AM dispatch (gasneti_am_deliver), token rules;
  *   - same-host peers (PSHM): AMs between processes of one neighborhood go through
  *     shared-memory queues and never reach gasnetc_am_send; RMA to them is load/store;
- *   - segments: allocation in shared memory, exchange of addresses, max-size policy;
+ *   - segments: allocation in shared memory, exchange of addresses and of the
+ *     conduit's keys, max-size policy;
  *   - exit coordination on top of the bootstrap's abort/exit hooks;
  *   - the reference extended layer (RMA over AMs, events, barriers).
  */
@@ -29,8 +30,8 @@
 #  error "GASNETC_NAME (\"smp\") and GASNETC_NAME_UPPER (\"SMP\") must be defined by the conduit"
 #endif
 /* GASNETC_NATIVE_PUT / _GET: 1 if the conduit moves RMA data to non-neighbors itself
- *   (gasnetc_put / gasnetc_get below exist, used while gasnetc_rma_native is 1, which
- *   the conduit decides at run time); 0 uses the AM-based reference.
+ *   (gasnetc_put / gasnetc_get below exist, used for every target segment the conduit
+ *   gave a key for: "Segments reached by RDMA"); 0 uses the AM-based reference.
  * GASNETC_NATIVE_AMO: 1 if gasnetc_amo_domain / gasnetc_amo exist (remote atomics by the
  *   network, chosen per atomic domain at creation; requires GASNETC_NATIVE_PUT).
  * GASNETC_NBRHD_ONLY: 1 if every peer is always a neighbor (no network at all);
@@ -146,8 +147,8 @@ extern void gasnetc_network_fini(void);
  *     or a neighbour), at attach (ep 0) and at publish; a (owner, ep) pair never gets a
  *     second key (an endpoint binds once and its segment lives while bound). Returns the
  *     conduit's handle (a remote key unpacked once, say), which the core keeps in
- *     gasneti_peerseg_t._rkey for the life of the job, or NULL: not reachable by RDMA.
- *     The conduit frees its handles at exit.
+ *     gasneti_peerseg_t._rkey for the life of the process (never released: the
+ *     process ends with them), or NULL: not reachable by RDMA.
  *   gasnetc_put / gasnetc_get / (primordial segment) gasnetc_amo are then called with
  *     that handle, for any endpoint, whenever the target is not a load/store neighbour
  *     and its bound segment has one (gasnet_extended/gasnete_rma.c). */

@@ -22,7 +22,10 @@
  * (flush_issued); flush_done: every put up to that number is complete at its target. A
  * flush covers what was issued when it began, so concurrent syncs of many puts share
  * one. */
-static uint64_t flush_issued, flush_done;
+static uint64_t flush_issued;
+#if GASNETC_RMA_FLUSH
+static uint64_t flush_done;
+#endif
 
 void gasnete_rma_flush_upto(uint64_t seq) {
 #if GASNETC_RMA_FLUSH
