@@ -33,13 +33,7 @@ static uint64_t seed(gex_Rank_t from, gex_Rank_t to, int e, int part) {
 static uint8_t *my_seg(int e) { return gex_Segment_QueryAddr(gex_EP_QuerySegment(eps[e])); }
 
 /* the address of endpoint e's segment of rank r, in r's address space */
-static uint8_t *peer_seg(gex_TM_t pair, gex_Rank_t r) {
-    void *owner = NULL;
-    uintptr_t size = 0;
-    CHECK(gex_Segment_QueryBound(pair, r, &owner, NULL, &size) == 0);
-    CHECK_EQ(size, seg_bytes);
-    return owner;
-}
+static uint8_t *peer_seg(gex_TM_t pair, gex_Rank_t r) { return test_bound_seg(pair, r, seg_bytes); }
 
 /* processes outside this one's neighbourhood */
 static gex_Rank_t far_peers(void) {
