@@ -33,7 +33,8 @@ void gasnete_event_free(gex_Event_t ev) {
     gasnete_td.free_events = ev;
 }
 
-/* Complete: nothing pending, and (a root) its leaf neither. */
+/* Complete: nothing pending, and (a root) its leaf neither; then, if it counts puts
+ * whose remote completion needs a flush, after that flush (which waits). */
 static inline int event_done(gex_Event_t ev) {
     if (gasneti_atomic_read(&ev->pending)) return 0;
     if (ev->leaf && gasneti_atomic_read(&ev->leaf->pending)) return 0;
@@ -331,8 +332,9 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
     td->region = NULL;
     for (int c = 0; c < GASNETE_NBI_NCAT; c++)
         td->nbi_region[c] = NULL;
-    /* nothing can count into them any more: what is complete now stays complete */
-    if (event_done(root)) {
+    /* nothing can count into them any more: what is complete now stays complete (puts
+     * needing a flush are not: the client's sync of the root flushes, not this call) */
+    if (!root->flush_seq && event_done(root)) {
         event_retire(root);
         return GEX_EVENT_INVALID;
     }
