@@ -7,7 +7,8 @@
  *   - objects, handler tables, AM dispatch (gasneti_am_deliver), token rules;
  *   - same-host peers (PSHM): AMs between processes of one neighborhood go through
  *     shared-memory queues and never reach gasnetc_am_send; RMA to them is load/store;
- *   - segments: allocation in shared memory, exchange of addresses, max-size policy;
+ *   - segments: allocation in shared memory, exchange of addresses and of the
+ *     conduit's keys, max-size policy;
  *   - exit coordination on top of the bootstrap's abort/exit hooks;
  *   - the reference extended layer (RMA over AMs, events, barriers).
  */
@@ -57,8 +58,8 @@
 #  error "GASNETC_NAME (\"smp\") and GASNETC_NAME_UPPER (\"SMP\") must be defined by the conduit"
 #endif
 /* GASNETC_NATIVE_PUT / _GET: 1 if the conduit moves RMA data to non-neighbors itself
- *   (gasnetc_put / gasnetc_get below exist, used while gasnetc_rma_native is 1, which
- *   the conduit decides at run time); 0 uses the AM-based reference.
+ *   (gasnetc_put / gasnetc_get below exist, used for every target segment the conduit
+ *   gave a key for: "Segments reached by RDMA"); 0 uses the AM-based reference.
  * GASNETC_NATIVE_AMO: 1 if gasnetc_amo_domain / gasnetc_amo exist (remote atomics by the
  *   network, chosen per atomic domain at creation; requires GASNETC_NATIVE_PUT).
  * GASNETC_NBRHD_ONLY: 1 if every peer is always a neighbor (no network at all);
@@ -216,13 +217,46 @@ extern gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv);
  * the network's own reason. */
 extern int gasnetc_network_init(gasneti_bootstrap_t *boot);
 
-/* The local segment [addr, addr+size) was created: register it with the NIC so peers
- * can reach it by RDMA (a no-op without native RDMA). GASNET_OK or GASNET_ERR_RESOURCE. */
-extern int gasnetc_segment_register(void *addr, uintptr_t size);
-
 /* Shut the network down; called once, on every exit path, before the process leaves.
  * Must not block for more than a few milliseconds. */
 extern void gasnetc_network_fini(void);
+
+/* ---------------------------------------------------------------------------------
+ * Segments reached by RDMA: registration and keys (present when GASNETC_SEGKEY_MAX > 0)
+ * ---------------------------------------------------------------------------------
+ * GASNETC_SEGKEY_MAX (optional, default 0; gasneti_internal.h): the most bytes of the key
+ * blob the conduit gives for one segment of its process, which the core publishes with
+ * the segment so that peers' RDMA can reach it. 0: no segment is reached by RDMA and the
+ * core calls none of the functions below. Who calls what, when:
+ *   gasnetc_segment_register(seg, key)  the core, for every segment of this process
+ *     whose memory the network may reach: the primordial one in gex_Segment_Attach (on
+ *     every rank, collectively, once it is mapped), and each host-memory segment in
+ *     gex_Segment_Create, the library's memory or the client's (a device kind's never).
+ *     seg->_addr, _size and _id (0: the primordial one) are set. The conduit registers
+ *     [_addr, _addr + _size), may keep its registration in seg->_creg, writes the key
+ *     blob (at most GASNETC_SEGKEY_MAX bytes) at key and returns its length; 0: no key
+ *     (no RDMA now, or registration refused): peers reach the segment by AMs.
+ *   gasnetc_segment_deregister(seg)  the core, in gex_Segment_Destroy, for a segment
+ *     whose registration returned a key. Segments alive at exit (the primordial one,
+ *     bound ones) the conduit closes itself in gasnetc_network_fini.
+ *   The core carries the blob: in gex_Segment_Attach's exchange (every rank's primordial
+ *     segment) and in gex_EP_PublishBoundSegment's record (gasneti_segpub_t), next to
+ *     the address and size.
+ *   gasnetc_segkey_unpack(owner, ep, blob, len)  the core, once per key it receives,
+ *     for (owner, ep): owner's endpoint ep's bound segment (owner may be this process
+ *     or a neighbour), at attach (ep 0) and at publish; a (owner, ep) pair never gets a
+ *     second key (an endpoint binds once and its segment lives while bound). Returns the
+ *     conduit's handle (a remote key unpacked once, say), which the core keeps in
+ *     gasneti_peerseg_t._rkey for the life of the process (never released: the
+ *     process ends with them), or NULL: not reachable by RDMA.
+ *   gasnetc_put / gasnetc_get / (primordial segment) gasnetc_amo are then called with
+ *     that handle, for any endpoint, whenever the target is not a load/store neighbour
+ *     and its bound segment has one (gasnet_extended/gasnete_rma.c). */
+#if GASNETC_SEGKEY_MAX
+extern size_t gasnetc_segment_register(gex_Segment_t seg, void *key);
+extern void gasnetc_segment_deregister(gex_Segment_t seg);
+extern const void *gasnetc_segkey_unpack(gex_Rank_t owner, gex_EP_Index_t ep, const void *blob, size_t len);
+#endif
 
 /* ---------------------------------------------------------------------------------
  * Active Messages to non-neighbors (never called when GASNETC_NBRHD_ONLY)
@@ -299,17 +333,22 @@ extern int gasneti_am_commit_net(gex_TM_t tm, gex_Rank_t rank, gex_Token_t token
  * --------------------------------------------------------------------------------- */
 #if GASNETC_NATIVE_PUT || GASNETC_NATIVE_GET
 /* 1 once the conduit found at run time that it can do RDMA to every non-neighbor (set
- * collectively, at the latest by gasnetc_segment_register, the same on every rank);
- * 0: the AM reference serves every peer, as if the knobs were 0 (a provider without
- * RDMA, or a knob of the conduit's turned it off). */
+ * collectively in gasnetc_network_init, the same on every rank); 0: the AM reference
+ * serves every peer, as if the knobs were 0 (a provider without RDMA, or a knob of the
+ * conduit's turned it off), and no segment gets a key. */
 extern int gasnetc_rma_native;
 #endif
+#if (GASNETC_NATIVE_PUT || GASNETC_NATIVE_GET) && !GASNETC_SEGKEY_MAX
+#  error "native RMA reaches segments through their keys: GASNETC_SEGKEY_MAX must be > 0"
+#endif
+/* rkey: the target segment's handle from gasnetc_segkey_unpack (never NULL here); dest
+ * or src lies in that segment, in its owner's address space. */
 #if GASNETC_NATIVE_PUT
-extern int gasnetc_put(gex_Rank_t jobrank, void *dest, const void *src, size_t nbytes,
+extern int gasnetc_put(gex_Rank_t jobrank, const void *rkey, void *dest, const void *src, size_t nbytes,
                        gasneti_counter_t *lc, gasneti_counter_t *rc, gex_Flags_t flags);
 #endif
 #if GASNETC_NATIVE_GET
-extern int gasnetc_get(void *dest, gex_Rank_t jobrank, void *src, size_t nbytes,
+extern int gasnetc_get(void *dest, gex_Rank_t jobrank, const void *rkey, void *src, size_t nbytes,
                        gasneti_counter_t *rc, gex_Flags_t flags);
 #endif
 #if GASNETC_NATIVE_AMO
@@ -329,6 +368,35 @@ extern int gasnetc_amo_domain(gex_DT_t dt, gex_OP_t ops);
  * GEX_FLAG_IMMEDIATE is in flags and the network has no room now. */
 extern int gasnetc_amo(gex_Rank_t jobrank, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1,
                        const void *operand2, void *result, gasneti_counter_t *rc, gex_Flags_t flags);
+#endif
+
+/* ---------------------------------------------------------------------------------
+ * Remote completion of puts by a flush (optional; present when GASNETC_RMA_FLUSH is 1)
+ * ---------------------------------------------------------------------------------
+ * GASNETC_RMA_FLUSH (optional, default 0; requires GASNETC_NATIVE_PUT): 1 if the
+ * conduit may finish puts remotely only once asked to (a network whose put completes
+ * locally and whose remote completion costs a round trip, UCX's flush). While
+ * gasnetc_rma_flush_on is 1 (decided in gasnetc_network_init, the same on every rank),
+ * gasnetc_put signals rc when the put is locally complete, as it signals lc; the data
+ * is in place at the target only once a gasnetc_rma_flush called after that signal has
+ * returned. The extended layer (gasnete_rma.c, gasnete_event.c) numbers such puts and
+ * calls gasnetc_rma_flush lazily, once for everything issued before it, when a client
+ * syncs them: an NB put's event (Wait or Test), gex_NBI_Wait/Test with GEX_EC_PUT, the
+ * event of an access region with puts, and a normal exit (gasnet_exit or a return from
+ * main, before the exit is announced to the other ranks). 1000 NBI puts and one sync
+ * cost one flush.
+ *   gasnetc_rma_flush(): every put whose rc was signalled before the call is complete at
+ *     its target when it returns. Polls while it waits (gasnetc_poll); never called in
+ *     a handler; may be called by several threads at once. */
+#ifndef GASNETC_RMA_FLUSH
+#  define GASNETC_RMA_FLUSH 0
+#endif
+#if GASNETC_RMA_FLUSH
+#  if !GASNETC_NATIVE_PUT
+#    error "GASNETC_RMA_FLUSH requires GASNETC_NATIVE_PUT"
+#  endif
+extern int gasnetc_rma_flush_on;
+extern void gasnetc_rma_flush(void);
 #endif
 
 #endif

@@ -11,7 +11,9 @@
  * allocates lives in shared memory when the process has neighbours, so they reach it by
  * load/store like the primordial segment; one the client provides cannot be mapped by
  * neighbours, who then reach it by AMs (RMA) and may not send AM Longs into it.
- * The conduits' native RDMA reaches the primordial segment only (docs/endpoints.md). */
+ * Segments in host memory are registered with the conduit (gasneti_segkey_register:
+ * conduit_contract.h, "Segments reached by RDMA") and published with its key, so that the
+ * conduit's RDMA reaches every endpoint's bound segment (docs/endpoints.md). */
 #include "conduit_contract.h"
 
 #include <gasnet_mk.h>
@@ -21,7 +23,7 @@
 
 gex_EP_t gasneti_eps[GASNET_MAXEPS];
 gasneti_peerseg_t *gasneti_epseg[GASNET_MAXEPS];
-const gasneti_peerseg_t gasneti_noseg = {NULL, 0, GASNETI_NOT_NBR, GASNETI_NOT_NBR};
+const gasneti_peerseg_t gasneti_noseg = {NULL, 0, GASNETI_NOT_NBR, GASNETI_NOT_NBR, NULL};
 
 static gex_HSL_t ep_lock = GEX_HSL_INITIALIZER;
 static gex_EP_Index_t n_eps = 1;
@@ -117,6 +119,37 @@ gex_MK_Class_t gex_MK_QueryClass(gex_MK_t kind) {
     return kind->cls;
 }
 
+/* ---- keys of segments (conduit_contract.h, "Segments reached by RDMA") ---- */
+void gasneti_segkey_register(gex_Segment_t seg, gasneti_segkey_t *key) {
+    memset(key, 0, sizeof(*key));
+#if GASNETC_SEGKEY_MAX
+    size_t len = gasnetc_segment_register(seg, key->blob);
+    if (len > GASNETC_SEGKEY_MAX)
+        gasneti_fatalerror("the %s conduit gave a key of %zu bytes (GASNETC_SEGKEY_MAX %d)", GASNETC_NAME, len,
+                           GASNETC_SEGKEY_MAX);
+    key->len = (uint32_t)len;
+#else
+    (void)seg;
+#endif
+}
+
+void gasneti_segkey_deregister(gex_Segment_t seg) {
+#if GASNETC_SEGKEY_MAX
+    if (seg->_key && seg->_key->len) gasnetc_segment_deregister(seg);
+#endif
+    free(seg->_key);
+    seg->_key = NULL;
+}
+
+const void *gasneti_segkey_unpack(gex_Rank_t owner, gex_EP_Index_t ep, const gasneti_segkey_t *key) {
+#if GASNETC_SEGKEY_MAX
+    if (key->len) return gasnetc_segkey_unpack(owner, ep, key->blob, key->len);
+#else
+    (void)owner, (void)ep, (void)key;
+#endif
+    return NULL;
+}
+
 /* ---- segments ---- */
 /* library-allocated segments whose shared-memory name is still linked (removed at
  * gex_Segment_Destroy or exit: a neighbour may map the segment at any later publish) */
@@ -199,6 +232,11 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
         seg->_size = size;
         seg->_owned = 1;
     }
+    if (kind == GEX_MK_HOST || kind->cls == GEX_MK_CLASS_HOST) { /* the network may reach host memory */
+        seg->_key = malloc(sizeof(*seg->_key));
+        if (!seg->_key) gasneti_fatalerror("gex_Segment_Create: out of memory");
+        gasneti_segkey_register(seg, seg->_key);
+    }
     *segment_p = seg;
     return GASNET_OK;
 }
@@ -214,6 +252,7 @@ void gex_Segment_Destroy(gex_Segment_t seg, gex_Flags_t flags) {
     gex_HSL_Lock(&ep_lock);
     if (seg->_shm) unlink_seg(seg);
     gex_HSL_Unlock(&ep_lock);
+    gasneti_segkey_deregister(seg);
     if (seg->_owned) munmap(seg->_addr, seg->_size);
     free(seg);
 }
@@ -262,6 +301,7 @@ void gasneti_ep_publish_local(gex_EP_t ep, gasneti_segpub_t *rec) {
     rec->ep = ep->_index;
     rec->seg_id = seg->_id;
     rec->shm = seg->_shm;
+    if (seg->_key) rec->key = *seg->_key;
 }
 
 /* neighbours' segments mapped here, by (owner, segment id): one mapping however often
@@ -295,6 +335,8 @@ void gasneti_ep_publish_record(const gasneti_segpub_t *r) {
     gasneti_peerseg_t *t = epseg_table((gex_EP_Index_t)r->ep), e = gasneti_noseg;
     e._owner_addr = (void *)(uintptr_t)r->addr;
     e._size = (uintptr_t)r->size;
+    /* published again (to another team): the same segment, whose key is unpacked already */
+    e._rkey = t[r->jobrank]._rkey ? t[r->jobrank]._rkey : gasneti_segkey_unpack(r->jobrank, (gex_EP_Index_t)r->ep, &r->key);
     if (r->jobrank == gasneti_mynode) {
         e._nbr_delta = e._pshm_delta = 0;
     } else if (r->shm && gasneti_nbrhd_index[r->jobrank] >= 0) {

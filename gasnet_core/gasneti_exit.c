@@ -54,6 +54,7 @@ void gasneti_exit_now(int code) {
 /* Announce, wait for the others (polling, so they can finish their traffic), and
  * escalate to an abort of the rest if they do not all come. */
 static void exit_collectively(int code) {
+    if (GASNETC_RMA_FLUSH && !gasneti_cur_token) gasnete_rma_quiesce(); /* peers still poll for it */
     gasneti_boot->exit_notify(code, 1);
     double deadline = now_sec() + exit_timeout;
     int may_poll = !gasneti_cur_token;

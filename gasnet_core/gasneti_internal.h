@@ -128,6 +128,9 @@ extern void gasneti_noop_handler(gex_Token_t token); /* gasneti_am_prepare.c */
 #define GASNETI_NARGS_ANY (~0u) /* legacy registrations: any argument count */
 extern int gasneti_register_handlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries, int legacy);
 extern const gex_AM_Entry_t gasnete_handlers[]; /* terminated by a NULL gex_fnptr */
+/* gasnete_rma.c: every put issued so far complete at its target (a flush, when puts
+ * need one: conduit_contract.h, GASNETC_RMA_FLUSH); at a normal exit */
+extern void gasnete_rma_quiesce(void);
 
 /* ---- job, neighborhood, host ---- */
 typedef struct gasneti_bootstrap_s gasneti_bootstrap_t; /* defined in conduit_contract.h */
@@ -142,10 +145,27 @@ extern gex_EP_t gasneti_eps[GASNET_MAXEPS];    /* this process's endpoints by in
 extern void gasneti_handlers_init(gex_EP_t ep); /* the library's handlers into a new endpoint's table */
 extern void gasneti_ep_init0(gex_EP_t ep);      /* the primordial endpoint, at gex_Client_Init */
 extern void gasneti_segments_fini(void);        /* at exit: shared-memory names still linked are removed */
+/* The conduit's key blob of one segment (conduit_contract.h, "Segments reached by RDMA"):
+ * at most GASNETC_SEGKEY_MAX bytes, 0 (the default) when the conduit has none. */
+#ifndef GASNETC_SEGKEY_MAX
+#  define GASNETC_SEGKEY_MAX 0
+#endif
+#define GASNETI_SEGKEY_BYTES (GASNETC_SEGKEY_MAX ? (GASNETC_SEGKEY_MAX + 7) / 8 * 8 : 8)
+typedef struct gasneti_segkey_s {
+    uint32_t len; /* 0: no key, reached by AMs */
+    uint32_t pad;
+    uint8_t blob[GASNETI_SEGKEY_BYTES];
+} gasneti_segkey_t;
+/* gasneti_ep.c: the conduit's registration of seg, its key in *key (len 0: none); the
+ * handle of a received key for (owner, ep), NULL if none (the conduit's unpack) */
+extern void gasneti_segkey_register(gex_Segment_t seg, gasneti_segkey_t *key);
+extern void gasneti_segkey_deregister(gex_Segment_t seg);
+extern const void *gasneti_segkey_unpack(gex_Rank_t owner, gex_EP_Index_t ep, const gasneti_segkey_t *key);
 /* one endpoint's bound segment as gex_EP_PublishBoundSegment exchanges it */
 typedef struct {
     uint64_t addr, size;
     uint32_t jobrank, ep, seg_id, shm; /* shm: neighbours map it (name from jobrank and seg_id) */
+    gasneti_segkey_t key;              /* the conduit's key of it */
 } gasneti_segpub_t;
 extern void gasneti_ep_publish_local(gex_EP_t ep, gasneti_segpub_t *rec);
 extern void gasneti_ep_publish_record(const gasneti_segpub_t *rec);

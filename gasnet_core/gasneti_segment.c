@@ -130,6 +130,7 @@ uintptr_t gasnet_getMaxGlobalSegmentSize(void) { return gasneti_max_global_segsi
 
 typedef struct {
     uint64_t addr, size;
+    gasneti_segkey_t key; /* the conduit's key of it (conduit_contract.h) */
 } seginfo_t;
 
 static void check_shm_space(const seginfo_t *all) {
@@ -161,18 +162,30 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
         gasneti_fatalerror("gex_Segment_Attach: size %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu, "
                            "limited by %s", (size_t)size, (size_t)gasneti_max_local_segsize, limited_by);
 
-    seginfo_t me = {0, size}, *all = calloc(gasneti_nodes, sizeof(seginfo_t));
+    seginfo_t me, *all = calloc(gasneti_nodes, sizeof(seginfo_t));
+    gex_Segment_t seg = calloc(1, sizeof(*seg));
+    if (!all || !seg) gasneti_fatalerror("gex_Segment_Attach: out of memory");
+    memset(&me, 0, sizeof(me));
+    me.size = size;
     gasneti_boot->exchange(&me, sizeof(me), all);
     check_shm_space(all);
     char tag[32];
     snprintf(tag, sizeof(tag), "seg%u", (unsigned)gasneti_mynode);
     void *addr = gasneti_shm_create(tag, size);
+    seg->_client = tm->_ep->_client;
+    seg->_addr = addr;
+    seg->_size = size;
+    seg->_kind = GEX_MK_HOST;
+    seg->_shm = 1;
+    seg->_bound = 1;
+    if (!GASNETC_NBRHD_ONLY) gasneti_segkey_register(seg, &me.key); /* no key: reached by AMs */
     me.addr = (uint64_t)(uintptr_t)addr;
     gasneti_boot->exchange(&me, sizeof(me), all);
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
         gasneti_peerseg_t *p = &gasneti_peerseg[r];
         p->_owner_addr = (void *)(uintptr_t)all[r].addr;
         p->_size = (uintptr_t)all[r].size;
+        p->_rkey = gasneti_segkey_unpack(r, 0, &all[r].key);
         p->_pshm_delta = p->_nbr_delta = GASNETI_NOT_NBR;
         if (gasneti_nbrhd_index[r] < 0) continue;
         void *local = addr;
@@ -187,16 +200,6 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     free(all);
     gasneti_boot->barrier(); /* every neighbor has mapped it: nothing named remains */
     gasneti_shm_unlink(tag);
-    if (!GASNETC_NBRHD_ONLY && gasnetc_segment_register(addr, size) != GASNET_OK)
-        gasneti_fatalerror("gex_Segment_Attach: the %s network could not register the segment", GASNETC_NAME);
-
-    gex_Segment_t seg = calloc(1, sizeof(*seg));
-    seg->_client = tm->_ep->_client;
-    seg->_addr = addr;
-    seg->_size = size;
-    seg->_kind = GEX_MK_HOST;
-    seg->_shm = 1;
-    seg->_bound = 1;
     tm->_ep->_segment = seg;
     gasneti_attach_done = 1;
     gasneti_boot->barrier();

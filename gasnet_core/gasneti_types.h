@@ -221,6 +221,8 @@ struct gasneti_segment_s {
     uint8_t _shm;        /* in shared memory: neighbours map it */
     uint8_t _owned;      /* allocated by the library (freed by gex_Segment_Destroy) */
     uint32_t _bound;     /* endpoints bound to it */
+    void *_creg;         /* the conduit's registration (gasnetc_segment_register), or NULL */
+    struct gasneti_segkey_s *_key; /* the key peers reach it by (gasneti_internal.h), or NULL */
 };
 
 struct gasneti_client_s {
@@ -273,6 +275,7 @@ typedef struct {
     uintptr_t _size;
     intptr_t _nbr_delta;  /* RMA: add to an owner address to get ours; GASNETI_NOT_NBR if not a load/store peer */
     intptr_t _pshm_delta; /* the same for the mapping itself (AM Long), whatever the RMA policy */
+    const void *_rkey;    /* the conduit's unpacked key (gasnetc_segkey_unpack): RDMA reaches it; NULL: AMs */
 } gasneti_peerseg_t;
 #define GASNETI_NOT_NBR ((intptr_t)INTPTR_MIN)
 

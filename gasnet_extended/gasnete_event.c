@@ -33,10 +33,16 @@ void gasnete_event_free(gex_Event_t ev) {
     gasnete_td.free_events = ev;
 }
 
-/* Complete: nothing pending, and (a root) its leaf neither. */
+/* Complete: nothing pending, and (a root) its leaf neither; then, if it counts puts
+ * whose remote completion needs a flush, after that flush (which waits). */
 static inline int event_done(gex_Event_t ev) {
     if (gasneti_atomic_read(&ev->pending)) return 0;
-    return !ev->leaf || !gasneti_atomic_read(&ev->leaf->pending);
+    if (ev->leaf && gasneti_atomic_read(&ev->leaf->pending)) return 0;
+    if (GASNETC_RMA_FLUSH && ev->flush_seq) { /* its puts are locally complete: now remotely */
+        gasnete_rma_flush_upto(ev->flush_seq);
+        ev->flush_seq = 0;
+    }
+    return 1;
 }
 
 /* After a successful sync: a root goes back to the pool with its leaf; a leaf stays
@@ -254,6 +260,10 @@ gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t category) {
 static int nbi_done(gex_EC_t mask) {
     for (int c = 0; c < GASNETE_NBI_NCAT; c++)
         if ((mask & ((gex_EC_t)1 << c)) && gasneti_atomic_read(&gasnete_td.nbi[c])) return 0;
+    if (GASNETC_RMA_FLUSH && (mask & GEX_EC_PUT) && gasnete_td.nbi_flush_seq) { /* see event_done */
+        gasnete_rma_flush_upto(gasnete_td.nbi_flush_seq);
+        gasnete_td.nbi_flush_seq = 0;
+    }
     return 1;
 }
 
@@ -322,8 +332,9 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
     td->region = NULL;
     for (int c = 0; c < GASNETE_NBI_NCAT; c++)
         td->nbi_region[c] = NULL;
-    /* nothing can count into them any more: what is complete now stays complete */
-    if (event_done(root)) {
+    /* nothing can count into them any more: what is complete now stays complete (puts
+     * needing a flush are not: the client's sync of the root flushes, not this call) */
+    if (!root->flush_seq && event_done(root)) {
         event_retire(root);
         return GEX_EVENT_INVALID;
     }

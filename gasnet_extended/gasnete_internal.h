@@ -28,6 +28,7 @@ struct gasneti_event_s {
     uint8_t has_lc;               /* root: has an LC leaf (complete at initiation when leaf is NULL) */
     uint8_t live;                 /* 0 once recycled: debug builds catch a second sync */
     uint32_t barrier_seq1;        /* a primordial barrier's: its number + 1 (gasneti_join_peer_exit); else 0 */
+    uint64_t flush_seq;           /* the last put it counts whose remote completion needs a flush; 0: none */
 };
 
 /* NBI counters, indexed by the bit number of the GEX_EC_* category */
@@ -41,6 +42,7 @@ typedef struct {
     gasneti_counter_t *nbi_region[GASNETE_NBI_NCAT];
     gex_Event_t region; /* the open access region's root, or NULL */
     gasneti_counter_t nbi[GASNETE_NBI_NCAT];
+    uint64_t nbi_flush_seq; /* the last NBI put outside a region needing a flush; 0: none */
 } gasnete_threaddata_t;
 extern GASNETI_THREADLOCAL gasnete_threaddata_t gasnete_td;
 
@@ -50,6 +52,15 @@ static inline gasneti_counter_t *gasnete_nbi_counter(int cat) {
     gasneti_counter_t *c = gasnete_td.nbi_region[cat];
     return GASNETI_LIKELY(!c) ? &gasnete_td.nbi[cat] : c;
 }
+
+/* Remote completion by flush (conduit_contract.h, GASNETC_RMA_FLUSH; gasnete_rma.c):
+ * every native put issued while gasnetc_rma_flush_on gets a number, kept as the
+ * flush_seq of what counts it (its event, the open access region's root, or the thread's
+ * NBI puts); a sync that finds every counted operation complete calls
+ * gasnete_rma_flush_upto(flush_seq), which returns once put number flush_seq is
+ * complete at its target: at once if a flush begun after that put has returned, else
+ * after one gasnetc_rma_flush covering every put issued so far. */
+extern void gasnete_rma_flush_upto(uint64_t seq);
 
 /* A live event of kind GASNETE_EV_OTHER from this thread's pool, `pending` outstanding. */
 extern gex_Event_t gasnete_event_new(int pending);

@@ -1,9 +1,11 @@
 /* gasnete_rma.c: RMA to peers that are not reached by load/store: the one place that
  * chooses between the conduit's native RDMA (capability knobs) and the AM reference.
  * Layer: extended. The same-host shortcut is in the public inlines (gasnete_rma_api.h).
- * The conduit's RDMA reaches the primordial endpoint's segment (the one it registered);
- * segments bound to other endpoints are reached through the AM reference, whose handler
- * writes or reads the address in the target process whatever segment holds it.
+ * The conduit's RDMA reaches every bound segment that has a key (the conduit registered
+ * it and the core published the key with it: conduit_contract.h, "Segments reached by
+ * RDMA"), on any endpoint; the others (no RDMA, or a segment the conduit would not
+ * register) through the AM reference, whose handler writes or reads the address in the
+ * target process whatever segment holds it.
  * Local completion (lc_opt, spec "Extended API" NOTE 2a/2b) is mapped onto a counter
  * that is decremented once the source may be reused, as the conduit contract signals it:
  *   NOW                 none: the put finishes with the source before returning
@@ -15,32 +17,67 @@
  * completes locally later is served by the same code. */
 #include "gasnete_internal.h"
 
+/* ---- remote completion by flush (conduit_contract.h, GASNETC_RMA_FLUSH) ----
+ * Puts needing a flush are numbered 1, 2, ... in the order their gasnetc_put returned
+ * (flush_issued); flush_done: every put up to that number is complete at its target. A
+ * flush covers what was issued when it began, so concurrent syncs of many puts share
+ * one. */
+static uint64_t flush_issued;
+#if GASNETC_RMA_FLUSH
+static uint64_t flush_done;
+#endif
+
+void gasnete_rma_flush_upto(uint64_t seq) {
+#if GASNETC_RMA_FLUSH
+    if (__atomic_load_n(&flush_done, __ATOMIC_ACQUIRE) >= seq) return;
+    uint64_t upto = __atomic_load_n(&flush_issued, __ATOMIC_ACQUIRE);
+    gasnetc_rma_flush();
+    uint64_t d = __atomic_load_n(&flush_done, __ATOMIC_RELAXED);
+    while (d < upto && !__atomic_compare_exchange_n(&flush_done, &d, upto, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    }
+#else
+    (void)seq;
+#endif
+}
+
+void gasnete_rma_quiesce(void) {
+    uint64_t last = __atomic_load_n(&flush_issued, __ATOMIC_ACQUIRE);
+    if (last) gasnete_rma_flush_upto(last);
+}
+
 /* lc (NULL: must be complete at return) and rc each receive one gasneti_counter_done;
- * both are incremented here, before the conduit may signal them. */
+ * both are incremented here, before the conduit may signal them. *seq: the put's number
+ * when its remote completion needs a flush, else left 0. */
 static int put_start(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n, gasneti_counter_t *lc,
-                     gasneti_counter_t *rc, gex_Flags_t flags) {
+                     gasneti_counter_t *rc, gex_Flags_t flags, uint64_t *seq) {
 #if GASNETC_NATIVE_PUT
-    if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native && ep == 0) {
+    const void *rkey = gasneti_peerseg_of(jr, ep)->_rkey;
+    if (rkey && gasneti_nbrhd_index[jr] < 0) {
         gasneti_counter_add(rc);
         if (lc) gasneti_counter_add(lc);
-        int err = gasnetc_put(jr, dest, src, n, lc, rc, flags);
+        int err = gasnetc_put(jr, rkey, dest, src, n, lc, rc, flags);
         if (err) {
             gasneti_counter_done(rc);
             if (lc) gasneti_counter_done(lc);
         }
+#if GASNETC_RMA_FLUSH
+        else if (gasnetc_rma_flush_on)
+            *seq = __atomic_add_fetch(&flush_issued, 1, __ATOMIC_ACQ_REL);
+#endif
         return err;
     }
 #endif
-    (void)lc; /* the AM reference is locally complete at return */
+    (void)lc, (void)seq; /* the AM reference is locally complete at return, remotely at its ack */
     return gasnete_amrma_put(ep, jr, dest, src, n, rc, flags);
 }
 
 static int get_start(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gasneti_counter_t *done,
                      gex_Flags_t flags) {
 #if GASNETC_NATIVE_GET
-    if (gasneti_nbrhd_index[jr] < 0 && gasnetc_rma_native && ep == 0) {
+    const void *rkey = gasneti_peerseg_of(jr, ep)->_rkey;
+    if (rkey && gasneti_nbrhd_index[jr] < 0) {
         gasneti_counter_add(done);
-        int rc = gasnetc_get(dest, jr, src, n, done, flags);
+        int rc = gasnetc_get(dest, jr, rkey, src, n, done, flags);
         if (rc) gasneti_counter_done(done);
         return rc;
     }
@@ -52,11 +89,13 @@ static int get_start(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, si
 gex_Event_t gasnete_put_nb(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
                            gex_Flags_t flags) {
     gasneti_counter_t *lc;
+    uint64_t seq = 0;
     gex_Event_t ev = gasnete_put_event(lc_opt, flags, &lc);
-    if (put_start(ep, jr, dest, src, n, lc, &ev->pending, flags)) {
+    if (put_start(ep, jr, dest, src, n, lc, &ev->pending, flags, &seq)) {
         gasnete_put_event_cancel(ev);
         return GEX_EVENT_NO_OP;
     }
+    if (seq) ev->flush_seq = seq;
     return gasnete_put_event_started(ev, lc_opt);
 }
 
@@ -67,7 +106,10 @@ int gasnete_put_nbi(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *sr
         lc = gasnete_nbi_counter(GASNETE_NBI_LC);
     else if (lc_opt == GEX_EVENT_DEFER)
         lc = gasnete_nbi_counter(GASNETE_NBI_PUT);
-    return put_start(ep, jr, dest, src, n, lc, gasnete_nbi_counter(GASNETE_NBI_PUT), flags);
+    uint64_t seq = 0;
+    int err = put_start(ep, jr, dest, src, n, lc, gasnete_nbi_counter(GASNETE_NBI_PUT), flags, &seq);
+    if (seq) *(gasnete_td.region ? &gasnete_td.region->flush_seq : &gasnete_td.nbi_flush_seq) = seq;
+    return err;
 }
 
 gex_Event_t gasnete_get_nb(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {

@@ -398,11 +398,6 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     return GASNET_OK;
 }
 
-int gasnetc_segment_register(void *addr, uintptr_t size) {
-    (void)addr, (void)size;
-    return GASNET_OK;
-}
-
 /* Every rank is leaving (or MPI is about to be finalized by the client): give our sends
  * a brief chance, then cancel what is still posted. Nothing more is delivered. */
 void gasnetc_am_quiesce(void) {

@@ -4,14 +4,16 @@
  * An AM is one message: a header, the arguments and the payload (Medium, or one piece of
  * a Long of up to GASNETC_NET_LONG bytes, written at its destination address by the
  * receiver; the core splits bigger ones). Except a Long that gasnetc_ofi_long_by_write
- * picks (big enough, into the peer's registered segment): its payload goes by fi_write,
- * and its message, header and arguments only, follows the write's completion (wlong_t
- * below). Messages have the toolkit's layout (gasneti_wire.h) behind an 8-byte prefix,
- * the sender's rank (libfabric does not say who sent a message). Lengths are rounded up
- * to 16 bytes so that messages packed into a multi-receive buffer start aligned. A message of at most the
- * provider's inject size (and INJECT_MAX) goes by fi_inject from the stack; a bigger one
- * is copied into a send slot (MAXSEND per process) and sent by fi_send, the slot freed by
- * its completion. Either way the source may be reused when gasnetc_am_send returns.
+ * picks (big enough, into the peer's registered segment): ofi_long.c writes its payload
+ * by fi_write, and its message, header and arguments only, flagged
+ * GASNETI_WIRE_ELSEWHERE, follows the write's completion (sent by
+ * gasnetc_ofi_am_send_built below). Messages have the toolkit's layout (gasneti_wire.h)
+ * behind an 8-byte prefix, the sender's rank (libfabric does not say who sent a
+ * message). Lengths are rounded up to 16 bytes so that messages packed into a
+ * multi-receive buffer start aligned. A message of at most the provider's inject size
+ * (and INJECT_MAX) goes by fi_inject from the stack; a bigger one is copied into a send
+ * slot (MAXSEND per process) and sent by fi_send, the slot freed by its completion.
+ * Either way the source may be reused when gasnetc_am_send returns.
  *
  * Requests and replies travel on their own channels (ofi_internal.h: one endpoint with
  * replies tagged, or two endpoints), each with its own receive buffers (multi-receive
@@ -68,6 +70,8 @@ static inline void set_src(uint8_t *msg) {
 #define INJECTABLE(len) ((len) <= gasnetc_ofi_inject_size && (len) <= INJECT_MAX)
 _Static_assert(GASNETC_NET_LONG <= GASNETC_NET_MEDIUM, "a Long piece fits a receive buffer");
 _Static_assert(MSG_MAX <= 65536 + 1024, "FI_OPT_MIN_MULTI_RECV (ofi_init.c) covers the largest message");
+_Static_assert(GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_LONG, GASNETI_WIRE_FRAG, GASNETI_MAX_ARGS) <= GASNETC_OFI_HDR_MAX,
+               "a written Long's message fits ofi_long.c's");
 
 typedef struct { /* a posted receive buffer */
     struct fi_context2 ctx; /* first: the operation's context */
@@ -95,23 +99,7 @@ static rbuf_t **repost;
 static int nrepost;
 static slot_t slots[MAXSEND];
 
-/* A Long whose payload goes by fi_write (ofi_rma.c). Its message (header and arguments,
- * F_WRITTEN) is sent once every piece of the write has completed, that is once the data is
- * in place at the target (FI_DELIVERY_COMPLETE); a request's credit is taken when the
- * write is issued. If the message cannot go at once, it waits in a queue that every poll
- * tries to empty. Lock held for all of it but the sender's set-up. */
-typedef struct wlong_s {
-    struct wlong_s *next; /* in the queue, or free */
-    gasneti_counter_t *lc; /* done when the write completes (the source may be reused) */
-    size_t pending;        /* pieces of the write not completed */
-    gex_Rank_t dest;
-    int is_req;
-    uint32_t len;
-    uint64_t msg[GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_LONG, GASNETI_WIRE_FRAG, GASNETI_MAX_ARGS) / 8];
-} wlong_t;
-static wlong_t *wl_free, *wl_head, *wl_tail; /* free ones; messages waiting to go */
-static size_t longs_written, longs_inline;    /* Long sends each way (counted if gasnetc_ofi_verbose) */
-static size_t mediums_prepared;               /* built around a client's payload (gasnetc_am_prepare) */
+static size_t mediums_prepared; /* built around a client's payload (gasnetc_am_prepare) */
 
 /* lock held: send slot i's buffer, allocated (and registered: slot_reg) at its first use */
 static uint8_t *slot_buf(int i) { return gasneti_slots_buf(&pool, i, MSG_MAX); }
@@ -212,54 +200,27 @@ static int send_credit(gex_Rank_t r, unsigned n) {
     return rc != 0;
 }
 
-/* lock held: send a written Long's message; -FI_EAGAIN if the provider or the send
- * slots have no room now */
-static ssize_t send_written(wlong_t *w) {
-    int ch = w->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
-    gasneti_wire_set_credits(w->msg, PRE, gasneti_credit_owed(&cr, w->dest));
+/* lock held: a message built elsewhere (a written Long's, ofi_long.c: its credit taken
+ * by gasnetc_ofi_am_credit) to dest, with the credits we owe it; -FI_EAGAIN if the
+ * provider or the send slots have no room now */
+ssize_t gasnetc_ofi_am_send_built(int is_req, gex_Rank_t dest, void *msg, uint32_t len) {
+    int ch = is_req ? GASNETC_CH_REQ : GASNETC_CH_REP;
+    gasneti_wire_set_credits(msg, PRE, gasneti_credit_owed(&cr, dest));
     ssize_t rc;
-    if (INJECTABLE(w->len)) {
-        rc = ch_inject(ch, w->msg, w->len, w->dest);
+    if (INJECTABLE(len)) {
+        rc = ch_inject(ch, msg, len, dest);
     } else {
         int i = gasneti_slots_get(&pool);
         if (i < 0) return -FI_EAGAIN;
         slot_t *s = &slots[i];
-        memcpy(slot_buf(i), w->msg, w->len);
-        s->dest = w->dest;
-        rc = ch_send(ch, slot_buf(i), w->len, slot_desc(i), w->dest, &s->ctx);
+        memcpy(slot_buf(i), msg, len);
+        s->dest = dest;
+        rc = ch_send(ch, slot_buf(i), len, slot_desc(i), dest, &s->ctx);
         if (rc) gasneti_slots_put(&pool, i);
     }
-    if (rc == 0) gasneti_credit_sent(&cr, w->dest, 0); /* its credit was taken at the write */
-    else if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject or fi_send (a Long after its fi_write)", rc, (long)w->dest);
+    if (rc == 0) gasneti_credit_sent(&cr, dest, 0); /* its credit was taken before the write */
+    else if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject or fi_send (a Long after its fi_write)", rc, (long)dest);
     return rc;
-}
-
-/* lock held: the queued messages of written Longs, in order, while they go */
-static void send_queued(void) {
-    while (wl_head && send_written(wl_head) == 0) {
-        wlong_t *w = wl_head;
-        wl_head = w->next;
-        if (!wl_head) wl_tail = NULL;
-        w->next = wl_free;
-        wl_free = w;
-    }
-}
-
-void gasnetc_ofi_am_written(void *am) {
-    wlong_t *w = am;
-    if (--w->pending) return;
-    if (w->lc) gasneti_counter_done(w->lc);
-    w->lc = NULL;
-    w->next = NULL;
-    if (!gasnetc_ofi_up) { /* shutting down: nothing more goes out */
-        w->next = wl_free;
-        wl_free = w;
-        return;
-    }
-    if (wl_tail) wl_tail->next = w;
-    else wl_head = w;
-    wl_tail = w;
-    send_queued();
 }
 
 static int ofi_poll(int nested) {
@@ -299,7 +260,7 @@ static int ofi_poll(int nested) {
         if (!rb->multi || (e[k].flags & FI_MULTI_RECV)) rb->posted = 0;
         if (!rb->posted && !rb->refs) post_rbuf(rb);
     }
-    if (wl_head) send_queued();
+    if (gasnetc_ofi_long_queued) gasnetc_ofi_long_send_queued();
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     OFI_UNLOCK();
     for (int r = 0; r < nrun; r++) {
@@ -411,39 +372,30 @@ void gasnetc_am_cancel(gasneti_am_prep_t *h) {
     OFI_UNLOCK();
 }
 
-/* A Long by fi_write: see wlong_t */
-static int send_written_long(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+/* For ofi_long.c: a request's credit, waited for (GASNETI_AM_WOULD_BLOCK instead, with
+ * GEX_FLAG_IMMEDIATE) or given back; the message of Long m without its payload, flagged
+ * GASNETI_WIRE_ELSEWHERE (its length) */
+int gasnetc_ofi_am_credit(const gasneti_am_msg_t *m) {
     if (gasneti_lock_room(&gasnetc_ofi_lock, credit_room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
-    if (m->is_req) gasneti_credit_take(&cr, m->jobrank);
-    wlong_t *w = wl_free;
-    if (w) wl_free = w->next;
+    gasneti_credit_take(&cr, m->jobrank);
     OFI_UNLOCK();
-    if (!w) w = gasneti_net_malloc(sizeof(*w), "a written Long's message");
-    w->len = build((uint8_t *)w->msg, m, GASNETI_WIRE_ELSEWHERE);
-    w->dest = m->jobrank;
-    w->is_req = m->is_req;
-    gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
-    gasneti_atomic_set(&mine, 0);
-    if (!lc) gasneti_counter_add(&mine);
-    w->lc = lc ? lc : &mine;
-    w->pending = gasnetc_ofi_rma_npieces(m->nbytes);
-    if (gasnetc_ofi_long_write(m, w)) { /* GEX_FLAG_IMMEDIATE and no room: nothing written */
-        OFI_LOCK();
-        if (m->is_req) gasneti_credit_give_back(&cr, m->jobrank);
-        w->next = wl_free;
-        wl_free = w;
-        OFI_UNLOCK();
-        return GASNETI_AM_WOULD_BLOCK;
-    }
-    if (!lc) gasneti_net_wait_local(&mine);
-    return GASNET_OK;
+    return 0;
+}
+
+void gasnetc_ofi_am_uncredit(gex_Rank_t r) {
+    OFI_LOCK();
+    gasneti_credit_give_back(&cr, r);
+    OFI_UNLOCK();
+}
+
+uint32_t gasnetc_ofi_am_build_written(void *buf, const gasneti_am_msg_t *m) {
+    return build(buf, m, GASNETI_WIRE_ELSEWHERE);
 }
 
 int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
-    if (m->category == GASNETI_AM_LONG) {
-        int w = gasnetc_ofi_long_by_write(m);
-        if (gasnetc_ofi_verbose) __atomic_fetch_add(w ? &longs_written : &longs_inline, 1, __ATOMIC_RELAXED);
-        if (w) return send_written_long(m, lc);
+    if (m->category == GASNETI_AM_LONG) { /* by fi_write (ofi_long.c), or inside the message */
+        if (gasnetc_ofi_long_by_write(m)) return gasnetc_ofi_long_send(m, lc);
+        if (gasnetc_ofi_verbose) __atomic_fetch_add(&gasnetc_ofi_longs_inline, 1, __ATOMIC_RELAXED);
     }
     gasneti_assert((m->category == GASNETI_AM_SHORT ? 0 : m->nbytes) <= GASNETC_NET_MEDIUM);
     going_t g = {m, NULL, gasneti_wire_len(PRE, m, 0, ALIGN), m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, -1, 0};
@@ -508,12 +460,6 @@ void gasnetc_ofi_am_init(void) {
 void gasnetc_ofi_am_say_prepared(void) {
     fprintf(stderr, "ofi-conduit: rank %u sent %zu Medium(s) built around a payload prepared in a send slot\n",
             (unsigned)gasneti_mynode, __atomic_load_n(&mediums_prepared, __ATOMIC_RELAXED));
-}
-
-void gasnetc_ofi_am_say_longs(void) {
-    fprintf(stderr, "ofi-conduit: rank %u sent %zu Long(s) with the payload by fi_write, %zu inside messages\n",
-            (unsigned)gasneti_mynode, __atomic_load_n(&longs_written, __ATOMIC_RELAXED),
-            __atomic_load_n(&longs_inline, __ATOMIC_RELAXED));
 }
 
 static double now_s(void) {

@@ -19,13 +19,17 @@
 #define GASNETC_NATIVE_PUT 1 /* ofi_rma.c, when the provider has FI_RMA (gasnetc_rma_native) */
 #define GASNETC_NATIVE_GET 1
 #define GASNETC_NATIVE_AMO 1 /* ofi_rma.c, per atomic domain (gasnetc_amo_domain) */
+/* a segment's key: the fi_mr key, and the base where remote addresses are offsets */
+#define GASNETC_SEGKEY_MAX 16
+/* puts completed remotely by gasnetc_rma_flush under GASNET_OFI_RMA_FLUSH=1 (ofi_rma.c) */
+#define GASNETC_RMA_FLUSH 1
 /* What clients see (the same on every conduit). */
 #define GASNETC_MAX_MEDIUM 65536
 #define GASNETC_MAX_LONG (4u << 20)
 /* One libfabric message carries a whole Medium, and a Long piece of up to 64 KiB (the
  * receive buffers are sized for that): the core splits bigger Longs (gasneti_frag.c).
  * Except that a big Long into the peer's registered segment goes whole, its payload by
- * fi_write and its header behind it (gasnetc_long_piece, ofi_rma.c and ofi_am.c). */
+ * fi_write and its header behind it (gasnetc_long_piece and the protocol: ofi_long.c). */
 #define GASNETC_NET_MEDIUM 65536
 #define GASNETC_NET_LONG 65536
 #define GASNETC_LONG_PIECE_AT_RUN_TIME 1

@@ -34,7 +34,6 @@ int gasnetc_ofi_up;
 
 static struct fid_fabric *fabric;
 struct fid_domain *gasnetc_ofi_domain;
-static gasneti_bootstrap_t *the_boot;
 static struct fid_av *av;
 
 #define NAME_MAX_LEN 112
@@ -139,6 +138,21 @@ static struct fi_info *select_provider(int *noffers) {
                 gasnetc_ofi_push = m;
                 done = 1;
             }
+        }
+    }
+    if (gasneti_getenv_yesno("GASNET_OFI_RMA_FLUSH", 0)) { /* reads ordered after writes, for the flush (ofi_rma.c) */
+        if (!done) hints->caps = caps, hints->domain_attr->data_progress = FI_PROGRESS_UNSPEC;
+        hints->tx_attr->msg_order |= FI_ORDER_RMA_RAW;
+        hints->rx_attr->msg_order |= FI_ORDER_RMA_RAW;
+        struct fi_info *better = NULL;
+        /* and the sizes it holds for: as large as may be, else one 64 KiB piece */
+        for (int i = 0; i < 2 && !better; i++) {
+            hints->ep_attr->max_order_raw_size = i ? 65536 : SIZE_MAX;
+            if (query(hints, &better)) better = NULL;
+        }
+        if (better) {
+            fi_freeinfo(list);
+            list = better;
         }
     }
     fi_freeinfo(hints);
@@ -247,7 +261,6 @@ struct fid_mr *gasnetc_ofi_reg_local(void *buf, size_t len, const char *what) {
 
 int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasneti_nbrhd_size == gasneti_nodes) return GASNET_OK; /* every peer a neighbor: PSHM only */
-    the_boot = boot;
     int noffers = 0;
     gasnetc_ofi_info = select_provider(&noffers);
     struct fi_info *info = gasnetc_ofi_info;
@@ -280,14 +293,11 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasnetc_ofi_tagged) gasnetc_ofi_ep[GASNETC_CH_REP] = gasnetc_ofi_ep[GASNETC_CH_REQ];
     else open_endpoint(GASNETC_CH_REP, boot->jobid);
     exchange_names(boot);
+    gasnetc_ofi_rma_init();
+    gasnetc_ofi_long_init();
     gasnetc_ofi_am_init();
     boot->barrier(); /* every rank's receives are posted before anyone sends */
     return GASNET_OK;
-}
-
-int gasnetc_segment_register(void *addr, uintptr_t size) {
-    if (!the_boot) return GASNET_OK; /* every peer a neighbor (on every rank) */
-    return gasnetc_ofi_rma_register(the_boot, addr, size);
 }
 
 /* Called on every exit path, possibly with the lock held by a thread that will never
@@ -295,8 +305,9 @@ int gasnetc_segment_register(void *addr, uintptr_t size) {
 void gasnetc_network_fini(void) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return;
     if (gasnetc_ofi_verbose) {
-        gasnetc_ofi_am_say_longs();
+        gasnetc_ofi_long_say();
         gasnetc_ofi_am_say_prepared();
+        gasnetc_ofi_rma_say();
         if (gasnetc_ofi_mr_local) gasnetc_ofi_rma_say_regs();
     }
     if (!gasnetc_ofi_am_fini()) return;

@@ -4,8 +4,10 @@
  *                bootstrap; shut-down; the one error reporter.
  *   ofi_am.c     Active Messages over fi_send/fi_inject into pre-posted receive buffers;
  *                the completion queue's poll.
- *   ofi_rma.c    native RMA: fi_write/fi_read into the segment registered at attach;
- *                native atomics (fi_atomic, fi_fetch_atomic, fi_compare_atomic) there.
+ *   ofi_long.c   Longs whose payload goes by fi_write, the header following.
+ *   ofi_rma.c    native RMA: fi_write/fi_read into every registered segment (one fid_mr
+ *                each, the key published by the core); the flush mode; native atomics
+ *                (fi_atomic, fi_fetch_atomic, fi_compare_atomic) on the primordial one.
  *   other/gasneti_spawn_*.c  job start (gasnetrun_ofi), bootstrap collectives, exit.
  * Every libfabric call of the conduit after start-up is made holding gasnetc_ofi_lock
  * (PAR and PARSYNC), so the domain is opened with FI_THREAD_DOMAIN. */
@@ -78,27 +80,48 @@ GASNETI_NORETURN GASNETI_COLD extern void gasnetc_ofi_fail(const char *call, ssi
  * the completion queue at the end (0: not done, another thread holds the lock) */
 extern void gasnetc_ofi_am_init(void);
 extern int gasnetc_ofi_am_fini(void);
-/* ofi_am.c: how many Longs this process sent by fi_write and inside messages (stderr) */
-extern void gasnetc_ofi_am_say_longs(void);
 /* ofi_am.c: how many Mediums this process sent from a slot its Prepare handed out (stderr) */
 extern void gasnetc_ofi_am_say_prepared(void);
-/* ofi_rma.c: register the segment and exchange keys (collective; from
- * gasnetc_segment_register), a completion of an fi_write/fi_read (lock held), the peer of
- * one (error reports), and closing the registration */
-extern int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintptr_t size);
+/* ofi_rma.c: the RMA settings (native or not, flush mode; from gasnetc_network_init), a
+ * completion of an fi_write/fi_read (lock held), the peer of one (error reports), what
+ * native RMA did (GASNET_VERBOSEENV: stderr), and closing the registrations */
+extern void gasnetc_ofi_rma_init(void);
 extern void gasnetc_ofi_rma_done(void *context);
 extern long gasnetc_ofi_rma_peer(void *context);
+extern void gasnetc_ofi_rma_say(void);
 extern void gasnetc_ofi_rma_fini(void);
 /* ofi_rma.c, FI_MR_LOCAL: how many registrations for one transfer this process made, and
  * how many it still holds (stderr) */
 extern void gasnetc_ofi_rma_say_regs(void);
-/* ofi_rma.c: Long payloads by fi_write. Does Long m go that way (big enough, into the
- * peer's registered segment)? Write its payload (in gasnetc_ofi_rma_npieces pieces), each
- * piece's completion calling gasnetc_ofi_am_written(am) (ofi_am.c, lock held); 1 if
- * refused for GEX_FLAG_IMMEDIATE, nothing written. */
+/* ---- Long payloads by fi_write: the protocol is ofi_long.c's (see there) ---- */
+typedef struct gasnetc_ofi_long_s gasnetc_ofi_long_t; /* one such Long in flight */
+#define GASNETC_OFI_HDR_MAX 128 /* the largest message of a Long without its payload (ofi_am.c) */
+/* ofi_long.c: its settings (after gasnetc_ofi_rma_init); does Long m go that way (big
+ * enough, into the target's registered segment)? send it so (gasnetc_am_send's result);
+ * a piece of its write completed (lock held); send what waits (lock held, while
+ * gasnetc_ofi_long_queued); how many Longs went each way (stderr; the inline ones counted
+ * by ofi_am.c when gasnetc_ofi_verbose) */
+extern void gasnetc_ofi_long_init(void);
 extern int gasnetc_ofi_long_by_write(const gasneti_am_msg_t *m);
+extern int gasnetc_ofi_long_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc);
+extern void gasnetc_ofi_long_written(gasnetc_ofi_long_t *w);
+extern void gasnetc_ofi_long_send_queued(void);
+extern int gasnetc_ofi_long_queued;
+extern size_t gasnetc_ofi_longs_inline;
+extern void gasnetc_ofi_long_say(void);
+/* ofi_am.c, for ofi_long.c: take a request credit for m (0, or GASNETI_AM_WOULD_BLOCK with
+ * GEX_FLAG_IMMEDIATE and none free), give one back; build m's message without its
+ * payload, flagged GASNETI_WIRE_ELSEWHERE (its length, at most GASNETC_OFI_HDR_MAX);
+ * send a built message (lock held; -FI_EAGAIN: no room now) */
+extern int gasnetc_ofi_am_credit(const gasneti_am_msg_t *m);
+extern void gasnetc_ofi_am_uncredit(gex_Rank_t r);
+extern uint32_t gasnetc_ofi_am_build_written(void *buf, const gasneti_am_msg_t *m);
+extern ssize_t gasnetc_ofi_am_send_built(int is_req, gex_Rank_t dest, void *msg, uint32_t len);
+/* ofi_rma.c, for ofi_long.c: write a Long's payload in gasnetc_ofi_rma_npieces(nbytes)
+ * pieces, each one's completion calling gasnetc_ofi_long_written(wl); 1 if refused for
+ * GEX_FLAG_IMMEDIATE, nothing written */
 extern size_t gasnetc_ofi_rma_npieces(size_t nbytes);
-extern int gasnetc_ofi_long_write(const gasneti_am_msg_t *m, void *am);
-extern void gasnetc_ofi_am_written(void *am);
+extern int gasnetc_ofi_rma_write_long(gex_Rank_t jr, const void *rkey, const void *src, void *dest, size_t nbytes,
+                                      gasnetc_ofi_long_t *wl, gex_Flags_t flags);
 
 #endif

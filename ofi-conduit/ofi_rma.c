@@ -1,29 +1,30 @@
 /* ofi_rma.c: native RMA of ofi-conduit: gex_RMA_* to non-neighbors by fi_write/fi_read
- * into the peer's segment, registered once at attach (fi_mr_reg) with the keys and base
- * addresses exchanged over the bootstrap. Layer: ofi-conduit (the optional RDMA half of
- * conduit_contract.h: gasnetc_put, gasnetc_get, gasnetc_rma_native).
+ * into the target endpoint's bound segment, each segment of a process registered once
+ * (fi_mr_reg: the primordial one at attach, the others at gex_Segment_Create) with its key
+ * published by the core (conduit_contract.h, "Segments reached by RDMA"). Layer:
+ * ofi-conduit (the optional RDMA half of conduit_contract.h: gasnetc_put, gasnetc_get,
+ * gasnetc_rma_native, the segment keys, gasnetc_rma_flush).
  *
  * Used when the provider has FI_RMA and GASNET_OFI_RMA is not 0 (gasnetc_rma_native;
  * otherwise the extended layer's AM reference serves every peer). Memory registration
  * modes handled: FI_MR_VIRT_ADDR (remote address = virtual address, else the offset in
  * the segment), FI_MR_PROV_KEY (the key the provider gives, else ours), FI_MR_ALLOCATED,
- * FI_MR_LOCAL (gasnetc_ofi_mr_local: the segment's registration serves local buffers in
- * it; one out of it is registered for the operation, or copied when it cannot be,
+ * FI_MR_LOCAL (gasnetc_ofi_mr_local: a segment's registration serves local buffers in
+ * it; one out of every segment is registered for the operation, or copied when it cannot be,
  * local_desc; an atomic's operands and fetched value go through the op itself,
  * registered once); providers needing FI_MR_ENDPOINT are not chosen (ofi_init.c). A put
  * asks for delivery completion (FI_DELIVERY_COMPLETE): its completion means the data is
  * in place at the target, which is when the remote-completion counter is signalled; the
- * source may be reused then too. Transfers above the provider's max_msg_size go in
- * pieces.
+ * source may be reused then too (except in the flush mode, below). Transfers above the
+ * provider's max_msg_size go in pieces.
  * Completions arrive in the one completion queue, polled by ofi_am.c, which hands them to
  * gasnetc_ofi_rma_done.
  *
- * Long payloads (gasnetc_long_piece, gasnetc_ofi_long_write): a Long of long_min bytes or
- * more (GASNET_OFI_LONG_RDMA_MIN) into the peer's registered segment is written here the
- * same way, each piece's completion handed to ofi_am.c, which then sends the AM.
+ * Long payloads by fi_write (ofi_long.c, the protocol) are written here the same way
+ * (gasnetc_ofi_rma_write_long), each piece's completion handed to gasnetc_ofi_long_written.
  *
  * Remote atomics (gasnetc_amo_domain, gasnetc_amo; GASNETC_NATIVE_AMO): fi_fetch_atomicmsg
- * or fi_compare_atomicmsg on the same registered segment, for an atomic domain whose every
+ * or fi_compare_atomicmsg on the primordial segment, for an atomic domain whose every
  * (operation, type) the provider reports valid (fi_query_atomic), when the provider has
  * FI_ATOMIC, native RMA is on and gasnetc_ofi_atomics_wanted (GASNET_OFI_ATOMICS). Such a
  * domain sends every operation through the network, those on this process's own and its
@@ -42,22 +43,27 @@
 
 #include <string.h>
 
-#define LONG_RDMA_MIN 16384 /* GASNET_OFI_LONG_RDMA_MIN's default (docs/ofi-conduit.md) */
 
 int gasnetc_rma_native;
 static int atomics_on; /* FI_ATOMIC, native RMA and GASNET_OFI_ATOMICS */
 
-typedef struct { /* what each rank publishes at attach */
-    uint64_t base; /* the segment's address in its owner's address space */
-    uint64_t size;
+typedef struct seg_s { /* one registered segment of this process (gasnetc_segment_register) */
+    struct seg_s *next;
+    struct fid_mr *mr;
+    uint64_t base, size;
+} seg_t;
+
+typedef struct { /* a peer segment's key, unpacked (gasnetc_segkey_unpack): the core's _rkey */
     uint64_t key;
-} seginfo_t;
+    uint64_t base; /* subtracted from the owner's addresses: 0 with FI_MR_VIRT_ADDR, else its base */
+    gex_EP_Index_t ep;
+} rkey_t;
 
 typedef struct rma_op_s { /* one fi_write/fi_read in flight */
     struct fi_context2 ctx; /* first: the operation's context */
     struct rma_op_s *next_free;
     gasneti_counter_t *lc, *rc;
-    void *am; /* the payload of a Long (ofi_am.c): gasnetc_ofi_am_written at completion */
+    gasnetc_ofi_long_t *wl; /* a Long's payload (ofi_long.c): gasnetc_ofi_long_written at completion */
     gex_Rank_t peer;
     uint64_t operand[2], bounce; /* atomics: operands, a non-fetching CAS's old value */
     /* FI_MR_LOCAL: the registration of this op's local buffer when it is out of the
@@ -70,18 +76,27 @@ typedef struct rma_op_s { /* one fi_write/fi_read in flight */
     size_t copy_len;
 } rma_op_t;
 
-static struct fid_mr *mr;
-static seginfo_t *segs; /* [gasneti_nodes] */
+static seg_t *my_segs; /* this process's registered segments (lock held) */
 static int virt_addr;
+static int bound_keys; /* GASNET_OFI_RMA_BOUND: segments other than the primordial one get keys */
+static uint32_t next_seg; /* segments registered so far, for the keys we choose */
 static size_t max_piece;
 static rma_op_t *free_ops;
-static size_t long_min; /* Longs of this many bytes or more may go by fi_write; 0: none */
 static size_t tmp_made, tmp_closed, tmp_copied; /* FI_MR_LOCAL: registrations for one transfer (lock held) */
+/* GASNET_VERBOSEENV (rank 0): native puts and gets by the target's endpoint index */
+static size_t n_put[GASNET_MAXEPS], n_get[GASNET_MAXEPS];
 
-/* [p, p+n) within a registered segment */
-static inline int in_seg(const seginfo_t *sg, const void *p, size_t n) {
+/* [p, p+n) within [base, base+size) */
+static inline int in_range(uint64_t base, uint64_t size, const void *p, size_t n) {
     uint64_t b = (uint64_t)(uintptr_t)p;
-    return b >= sg->base && b - sg->base <= sg->size && n <= sg->size - (b - sg->base);
+    return b >= base && b - base <= size && n <= size - (b - base);
+}
+
+/* lock held: the registered segment of ours holding [p, p+n), or NULL */
+static seg_t *my_seg(const void *p, size_t n) {
+    for (seg_t *g = my_segs; g; g = g->next)
+        if (in_range(g->base, g->size, p, n)) return g;
+    return NULL;
 }
 
 /* lock held */
@@ -103,7 +118,8 @@ static rma_op_t *op_get(void) {
  * fails with -FI_EFAULT) goes through a copy of ours, registered instead: *buf becomes
  * the copy, filled now for a write, copied out at completion for a read. */
 static void *local_desc(rma_op_t *o, void **buf, size_t n, int write) {
-    if (in_seg(&segs[gasneti_mynode], *buf, n)) return fi_mr_desc(mr);
+    seg_t *g = my_seg(*buf, n);
+    if (g) return fi_mr_desc(g->mr);
     tmp_made++;
     if (gasnetc_ofi_try_reg_local(*buf, n, &o->tmp) == 0) return fi_mr_desc(o->tmp);
     o->copy = malloc(n ? n : 1);
@@ -138,7 +154,7 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
         rma_op_t *o = op_get();
         o->lc = lc;
         o->rc = rc;
-        o->am = NULL;
+        o->wl = NULL;
         o->copy_to = NULL;
         o->peer = jr;
         ssize_t r = start(o, arg);
@@ -154,54 +170,110 @@ static int post(gex_Rank_t jr, gasneti_counter_t *lc, gasneti_counter_t *rc, gex
 /* lock held: a completion of ours arrived */
 void gasnetc_ofi_rma_done(void *context) {
     rma_op_t *o = context;
-    void *am = o->am;
+    gasnetc_ofi_long_t *wl = o->wl;
     if (o->copy_to) memcpy(o->copy_to, o->copy_from, o->copy_len);
     if (o->lc) gasneti_counter_done(o->lc);
     if (o->rc) gasneti_counter_done(o->rc);
     op_put(o);
-    if (am) gasnetc_ofi_am_written(am);
+    if (wl) gasnetc_ofi_long_written(wl);
 }
 
 long gasnetc_ofi_rma_peer(void *context) { return context ? (long)((rma_op_t *)context)->peer : -1; }
 
-int gasnetc_ofi_rma_register(gasneti_bootstrap_t *boot, void *addr, uintptr_t size) {
+/* the flush mode (below): set up when asked for; a put to jr was posted with local
+ * completion only (lock held) */
+static void flush_init(void);
+static void unflushed(gex_Rank_t jr);
+
+void gasnetc_ofi_rma_init(void) {
     struct fi_info *info = gasnetc_ofi_info;
-    gasnetc_rma_native = (info->caps & FI_RMA) && gasneti_getenv_yesno("GASNET_OFI_RMA", 1);
     /* the same on every rank: FI_RMA comes from the one provider, GASNET_OFI_RMA from the
-     * launcher's environment; the exchange below is collective either way */
-    seginfo_t me = {0, 0};
-    if (gasnetc_rma_native) {
-        uint64_t mode = info->domain_attr->mr_mode;
-        virt_addr = (mode & FI_MR_VIRT_ADDR) != 0;
-        uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE;
-        if (gasnetc_ofi_mr_local) access |= FI_SEND | FI_RECV | FI_READ | FI_WRITE; /* local buffers too */
-        int rc = fi_mr_reg(gasnetc_ofi_domain, addr, size, access, 0, (uint64_t)gasneti_mynode + 1, 0, &mr, NULL);
-        if (rc) gasnetc_ofi_fail("fi_mr_reg (the segment)", rc, -1);
-        me.base = (uint64_t)(uintptr_t)addr;
-        me.size = size;
-        me.key = fi_mr_key(mr);
-        max_piece = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (1u << 30);
-        if (max_piece > (1u << 30)) max_piece = 1u << 30;
-        atomics_on = (info->caps & FI_ATOMIC) && gasnetc_ofi_atomics_wanted();
-        int64_t lm = gasneti_getenv_int("GASNET_OFI_LONG_RDMA_MIN", LONG_RDMA_MIN);
-        if (lm < 0) gasneti_launch_error("GASNET_OFI_LONG_RDMA_MIN=%lld: a number of bytes, 0 or more", (long long)lm);
-        long_min = (size_t)lm;
+     * launcher's environment */
+    gasnetc_rma_native = (info->caps & FI_RMA) && gasneti_getenv_yesno("GASNET_OFI_RMA", 1);
+    if (!gasnetc_rma_native) return;
+    virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+    bound_keys = gasneti_getenv_yesno("GASNET_OFI_RMA_BOUND", 1);
+    max_piece = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (1u << 30);
+    if (max_piece > (1u << 30)) max_piece = 1u << 30;
+    atomics_on = (info->caps & FI_ATOMIC) && gasnetc_ofi_atomics_wanted();
+    if (gasneti_getenv_yesno("GASNET_OFI_RMA_FLUSH", 0)) flush_init();
+}
+
+/* ---------------------------------------------------------------------------------
+ * Segments and their keys (conduit_contract.h, "Segments reached by RDMA"): one fid_mr
+ * per segment. Without FI_MR_PROV_KEY the key is ours, unique in this process's domain:
+ * rank + 1 for the primordial segment, rank + 1 + n * nodes for the n-th after it
+ * (below 2^40, where gasnetc_ofi_try_reg_local's keys start; a segment beyond that is
+ * reached by AMs). The blob is the key, then, when remote addresses are offsets (no
+ * FI_MR_VIRT_ADDR), the segment's base.
+ * --------------------------------------------------------------------------------- */
+size_t gasnetc_segment_register(gex_Segment_t seg, void *key) {
+    if (!gasnetc_ofi_up || !gasnetc_rma_native || (seg->_id && !bound_keys)) return 0;
+    uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE;
+    if (gasnetc_ofi_mr_local) access |= FI_SEND | FI_RECV | FI_READ | FI_WRITE; /* local buffers too */
+    seg_t *g = calloc(1, sizeof(*g));
+    if (!g) gasneti_fatalerror("ofi-conduit: out of memory registering a segment");
+    OFI_LOCK();
+    uint64_t want = (uint64_t)gasneti_mynode + 1 + (uint64_t)next_seg++ * gasneti_nodes;
+    int rc = -FI_ENOKEY;
+    if (want < ((uint64_t)1 << 40))
+        rc = fi_mr_reg(gasnetc_ofi_domain, seg->_addr, seg->_size, access, 0, want, 0, &g->mr, NULL);
+    if (rc == 0) {
+        g->base = (uint64_t)(uintptr_t)seg->_addr;
+        g->size = seg->_size;
+        g->next = my_segs;
+        my_segs = g;
     }
-    segs = calloc(gasneti_nodes, sizeof(seginfo_t));
-    if (!segs) gasneti_fatalerror("ofi-conduit: out of memory for %u segment keys", (unsigned)gasneti_nodes);
-    boot->exchange(&me, sizeof(me), segs);
-    return GASNET_OK;
+    OFI_UNLOCK();
+    if (rc && seg->_id == 0) gasnetc_ofi_fail("fi_mr_reg (the segment)", rc, -1);
+    if (rc) { /* reached by AMs */
+        free(g);
+        return 0;
+    }
+    seg->_creg = g;
+    uint64_t blob[2] = {fi_mr_key(g->mr), g->base};
+    size_t len = virt_addr ? 8 : 16;
+    memcpy(key, blob, len);
+    return len;
+}
+
+void gasnetc_segment_deregister(gex_Segment_t seg) {
+    seg_t *g = seg->_creg;
+    if (!g) return;
+    OFI_LOCK();
+    for (seg_t **p = &my_segs; *p; p = &(*p)->next)
+        if (*p == g) {
+            *p = g->next;
+            break;
+        }
+    fi_close(&g->mr->fid);
+    OFI_UNLOCK();
+    free(g);
+    seg->_creg = NULL;
+}
+
+const void *gasnetc_segkey_unpack(gex_Rank_t owner, gex_EP_Index_t ep, const void *blob, size_t len) {
+    (void)owner;
+    if (len != (virt_addr ? 8u : 16u)) return NULL;
+    rkey_t *k = calloc(1, sizeof(*k));
+    if (!k) gasneti_fatalerror("ofi-conduit: out of memory for a segment key");
+    uint64_t b[2] = {0, 0};
+    memcpy(b, blob, len);
+    k->key = b[0];
+    k->base = b[1];
+    k->ep = ep;
+    return k;
 }
 
 /* the segment owner's address of x (dest or src in the target's segment) as libfabric
  * wants it: the virtual address, or the offset from the segment's base */
-static inline uint64_t remote_addr(gex_Rank_t jr, void *x) {
-    return virt_addr ? (uint64_t)(uintptr_t)x : (uint64_t)(uintptr_t)x - segs[jr].base;
-}
+static inline uint64_t remote_addr(const rkey_t *k, void *x) { return (uint64_t)(uintptr_t)x - k->base; }
+
 
 typedef struct {
     int write;
-    void *am;
+    uint64_t wflags; /* a write's completion: FI_DELIVERY_COMPLETE, or FI_INJECT_COMPLETE (flush mode) */
+    gasnetc_ofi_long_t *wl;
     void *local; /* the caller's buffer: iov's, unless local_desc copies it (per attempt) */
     void *desc;
     struct iovec iov;
@@ -210,25 +282,30 @@ typedef struct {
 
 static ssize_t start_rma(rma_op_t *o, void *arg) {
     rma_args_t *a = arg;
-    o->am = a->am;
+    o->wl = a->wl;
     a->iov.iov_base = a->local;
     if (gasnetc_ofi_mr_local) {
         a->desc = local_desc(o, &a->iov.iov_base, a->iov.iov_len, a->write);
         a->msg.desc = &a->desc;
     }
     a->msg.context = &o->ctx;
-    return a->write ? fi_writemsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_DELIVERY_COMPLETE | FI_COMPLETION)
-                    : fi_readmsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_COMPLETION);
+    if (!a->write) return fi_readmsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_COMPLETION);
+    ssize_t r = fi_writemsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, a->wflags | FI_COMPLETION);
+    if (r == 0 && a->wflags == FI_INJECT_COMPLETE) unflushed(o->peer);
+    return r;
 }
 
 /* one piece: fi_writemsg or fi_readmsg (see post) */
-static int issue(int write, gex_Rank_t jr, void *local, uint64_t raddr, size_t n, gasneti_counter_t *lc,
-                 gasneti_counter_t *rc, void *am, gex_Flags_t flags) {
-    struct fi_rma_iov riov = {raddr, n, segs[jr].key};
+static int issue(int write, gex_Rank_t jr, uint64_t key, void *local, uint64_t raddr, size_t n,
+                 gasneti_counter_t *lc, gasneti_counter_t *rc, gasnetc_ofi_long_t *wl, gex_Flags_t flags) {
+    struct fi_rma_iov riov = {raddr, n, key};
     rma_args_t a;
     memset(&a, 0, sizeof(a));
     a.write = write;
-    a.am = am;
+    /* a put's remote completion by a later flush; a Long's payload must be in place
+     * before its header goes (wl) */
+    a.wflags = gasnetc_rma_flush_on && !wl ? FI_INJECT_COMPLETE : FI_DELIVERY_COMPLETE;
+    a.wl = wl;
     a.local = local;
     a.iov.iov_len = n;
     a.msg.msg_iov = &a.iov;
@@ -241,23 +318,25 @@ static int issue(int write, gex_Rank_t jr, void *local, uint64_t raddr, size_t n
 
 size_t gasnetc_ofi_rma_npieces(size_t nbytes) { return nbytes ? (nbytes + max_piece - 1) / max_piece : 1; }
 
-/* A write or read of nbytes in pieces of at most max_piece, each completing lc, rc and am
+/* A write or read of nbytes in pieces of at most max_piece, each completing lc, rc and wl
  * (their counts taken by the caller); 1 if refused for GEX_FLAG_IMMEDIATE (nothing issued:
  * only the first piece may be refused). */
-static int pieces(int write, gex_Rank_t jr, void *local, void *remote, size_t nbytes, gasneti_counter_t *lc,
-                  gasneti_counter_t *rc, void *am, gex_Flags_t flags) {
-    uint64_t raddr = remote_addr(jr, remote);
+static int pieces(int write, gex_Rank_t jr, const rkey_t *k, void *local, void *remote, size_t nbytes,
+                  gasneti_counter_t *lc, gasneti_counter_t *rc, gasnetc_ofi_long_t *wl, gex_Flags_t flags) {
+    uint64_t raddr = remote_addr(k, remote);
     size_t npieces = gasnetc_ofi_rma_npieces(nbytes);
     for (size_t off = 0, i = 0; i < npieces; i++, off += max_piece) {
         size_t n = nbytes - off < max_piece ? nbytes - off : max_piece;
         gex_Flags_t f = i ? flags & ~(gex_Flags_t)GEX_FLAG_IMMEDIATE : flags;
-        if (issue(write, jr, (char *)local + off, raddr + off, n, lc, rc, am, f)) return 1;
+        if (issue(write, jr, k->key, (char *)local + off, raddr + off, n, lc, rc, wl, f)) return 1;
     }
     return 0;
 }
 
-int gasnetc_put(gex_Rank_t jr, void *dest, const void *src, size_t nbytes, gasneti_counter_t *lc,
+int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, size_t nbytes, gasneti_counter_t *lc,
                 gasneti_counter_t *rc, gex_Flags_t flags) {
+    const rkey_t *k = rkey;
+    if (gasnetc_ofi_verbose) __atomic_fetch_add(&n_put[k->ep], 1, __ATOMIC_RELAXED);
     gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
     gasneti_counter_t *l = lc ? lc : &mine;
     size_t npieces = gasnetc_ofi_rma_npieces(nbytes);
@@ -268,7 +347,7 @@ int gasnetc_put(gex_Rank_t jr, void *dest, const void *src, size_t nbytes, gasne
         gasneti_counter_add(l);
     }
     if (!lc) gasneti_counter_add(&mine);
-    if (pieces(1, jr, (void *)src, dest, nbytes, l, rc, NULL, flags)) {
+    if (pieces(1, jr, k, (void *)src, dest, nbytes, l, rc, NULL, flags)) {
         for (size_t k = 1; k < npieces; k++) {
             gasneti_counter_done(rc);
             gasneti_counter_done(l);
@@ -280,10 +359,13 @@ int gasnetc_put(gex_Rank_t jr, void *dest, const void *src, size_t nbytes, gasne
     return 0;
 }
 
-int gasnetc_get(void *dest, gex_Rank_t jr, void *src, size_t nbytes, gasneti_counter_t *rc, gex_Flags_t flags) {
+int gasnetc_get(void *dest, gex_Rank_t jr, const void *rkey, void *src, size_t nbytes, gasneti_counter_t *rc,
+                gex_Flags_t flags) {
+    const rkey_t *k = rkey;
+    if (gasnetc_ofi_verbose) __atomic_fetch_add(&n_get[k->ep], 1, __ATOMIC_RELAXED);
     size_t npieces = gasnetc_ofi_rma_npieces(nbytes);
     for (size_t i = 1; i < npieces; i++) gasneti_counter_add(rc);
-    if (pieces(0, jr, dest, src, nbytes, NULL, rc, NULL, flags)) {
+    if (pieces(0, jr, k, dest, src, nbytes, NULL, rc, NULL, flags)) {
         for (size_t k = 1; k < npieces; k++) gasneti_counter_done(rc);
         return 1;
     }
@@ -291,18 +373,109 @@ int gasnetc_get(void *dest, gex_Rank_t jr, void *src, size_t nbytes, gasneti_cou
 }
 
 /* ---------------------------------------------------------------------------------
- * Long payloads by fi_write (ofi_am.c sends the header once they are in place)
+ * Remote completion by flush (GASNET_OFI_RMA_FLUSH=1; conduit_contract.h,
+ * GASNETC_RMA_FLUSH). A put is then posted with FI_INJECT_COMPLETE: its completion says
+ * only that the source may be reused, and it signals both counters then; the put's
+ * target is marked unflushed. gasnetc_rma_flush reads 8 bytes of every unflushed
+ * target's primordial segment with fi_read on the same endpoint and waits for those
+ * reads: the provider orders a read after the writes before it to the same peer
+ * (FI_ORDER_RMA_RAW, or FI_ORDER_RAW, in its tx_attr->msg_order, for operations of at
+ * most ep_attr->max_order_raw_size bytes, fi_endpoint(3): "the RMA read operation will
+ * see the results of the previous RMA write"), so a read's completion means every
+ * earlier write to that peer is in place. Pieces are capped at max_order_raw_size. A
+ * provider without that order (shm reports max_order_raw_size 0) keeps delivery
+ * completion for every put (the mode is off; GASNET_VERBOSEENV says so).
  * --------------------------------------------------------------------------------- */
-int gasnetc_ofi_long_by_write(const gasneti_am_msg_t *m) {
-    return long_min && m->nbytes >= long_min && in_seg(&segs[m->jobrank], m->dest_addr, m->nbytes);
+int gasnetc_rma_flush_on;
+static int flush_refused;      /* asked for, but the provider does not order reads after writes */
+static uint64_t refused_order; /* then: its tx_attr->msg_order, ep_attr->max_order_raw_size */
+static size_t refused_raw;
+static uint8_t *dirty;         /* [gasneti_nodes]: a put went there since its last flush (lock held) */
+static gex_Rank_t *dirty_list; /* the dirty ones, n_dirty of them (lock held) */
+static gex_Rank_t *flushing;   /* the ones one flush reads (flush_lock held) */
+static size_t n_dirty, n_flushes, n_flush_reads;
+#if GASNETI_LOCKS
+static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER; /* one flush at a time */
+#endif
+
+static void flush_init(void) {
+    struct fi_info *info = gasnetc_ofi_info;
+    size_t raw = info->ep_attr->max_order_raw_size;
+    if (!(info->tx_attr->msg_order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)) || raw < sizeof(uint64_t)) {
+        flush_refused = 1;
+        refused_order = info->tx_attr->msg_order;
+        refused_raw = raw;
+        return;
+    }
+    dirty = calloc(gasneti_nodes, 1);
+    dirty_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
+    flushing = calloc(gasneti_nodes, sizeof(gex_Rank_t));
+    if (!dirty || !dirty_list || !flushing) gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    if (max_piece > raw) max_piece = raw;
+    gasnetc_rma_flush_on = 1;
 }
 
-size_t gasnetc_long_piece(const gasneti_am_msg_t *m) {
-    return gasnetc_ofi_long_by_write(m) ? GASNETC_MAX_LONG : GASNETC_NET_LONG;
+static void unflushed(gex_Rank_t jr) {
+    if (dirty[jr]) return;
+    dirty[jr] = 1;
+    dirty_list[n_dirty++] = jr;
 }
 
-int gasnetc_ofi_long_write(const gasneti_am_msg_t *m, void *am) {
-    return pieces(1, m->jobrank, (void *)m->src, m->dest_addr, m->nbytes, NULL, NULL, am, m->flags);
+typedef struct {
+    uint64_t raddr, key;
+} flush_args_t;
+
+static ssize_t start_flush(rma_op_t *o, void *arg) {
+    flush_args_t *a = arg;
+    struct iovec iov = {&o->bounce, sizeof(o->bounce)};
+    struct fi_rma_iov riov = {a->raddr, sizeof(o->bounce), a->key};
+    void *desc = o->self ? fi_mr_desc(o->self) : NULL; /* FI_MR_LOCAL: the op is registered */
+    struct fi_msg_rma msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.desc = desc ? &desc : NULL;
+    msg.iov_count = 1;
+    msg.addr = GASNETC_OFI_PEER(o->peer, GASNETC_CH_REQ);
+    msg.rma_iov = &riov;
+    msg.rma_iov_count = 1;
+    msg.context = &o->ctx;
+    return fi_readmsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &msg, FI_COMPLETION);
+}
+
+void gasnetc_rma_flush(void) {
+#if GASNETI_LOCKS
+    pthread_mutex_lock(&flush_lock);
+#endif
+    OFI_LOCK();
+    size_t n = n_dirty;
+    for (size_t i = 0; i < n; i++) {
+        flushing[i] = dirty_list[i];
+        dirty[dirty_list[i]] = 0;
+    }
+    n_dirty = 0;
+    OFI_UNLOCK();
+    gasneti_counter_t done;
+    gasneti_atomic_set(&done, 0);
+    for (size_t i = 0; i < n; i++) {
+        const gasneti_peerseg_t *ps = &gasneti_peerseg[flushing[i]];
+        const rkey_t *k = ps->_rkey;
+        flush_args_t a = {remote_addr(k, ps->_owner_addr), k->key};
+        gasneti_counter_add(&done);
+        post(flushing[i], NULL, &done, 0, "fi_readmsg (a flush)", start_flush, &a);
+    }
+    while (gasneti_atomic_read(&done) != 0) gasneti_poll_backoff(gasnetc_poll());
+    n_flushes++;
+    n_flush_reads += n;
+#if GASNETI_LOCKS
+    pthread_mutex_unlock(&flush_lock);
+#endif
+}
+
+/* ofi_long.c: a Long's payload by fi_write (its write completes delivered, each piece
+ * calling gasnetc_ofi_long_written) */
+int gasnetc_ofi_rma_write_long(gex_Rank_t jr, const void *rkey, const void *src, void *dest, size_t nbytes,
+                               gasnetc_ofi_long_t *wl, gex_Flags_t flags) {
+    return pieces(1, jr, rkey, (void *)src, dest, nbytes, NULL, NULL, wl, flags);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -428,7 +601,8 @@ int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *
     if (base == GEX_OP_SUB || base == GEX_OP_INC || base == GEX_OP_DEC) a.opnd[0] = sum_operand(dt, base, operand1);
     else if (base != GEX_OP_GET) memcpy(&a.opnd[0], operand1, sz);
     if (base == GEX_OP_CAS) memcpy(&a.opnd[1], operand2, sz);
-    struct fi_rma_ioc rioc = {remote_addr(jr, tgt), 1, segs[jr].key};
+    const rkey_t *k = gasneti_peerseg[jr]._rkey; /* the primordial segment's: every rank's has one */
+    struct fi_rma_ioc rioc = {remote_addr(k, tgt), 1, k->key};
     a.kind = kind;
     a.result = result;
     a.size = sz;
@@ -449,9 +623,26 @@ void gasnetc_ofi_rma_say_regs(void) {
             "(FI_MR_LOCAL), %zu of them through a copy, %zu still held\n", (unsigned)gasneti_mynode, made, copied, held);
 }
 
+void gasnetc_ofi_rma_say(void) {
+    for (int e = 0; e < GASNET_MAXEPS; e++) {
+        size_t p = __atomic_load_n(&n_put[e], __ATOMIC_RELAXED), g = __atomic_load_n(&n_get[e], __ATOMIC_RELAXED);
+        if (p || g)
+            fprintf(stderr, "ofi-conduit: rank %u native RMA to endpoint %d: %zu put(s) by fi_write, %zu get(s) by "
+                    "fi_read\n", (unsigned)gasneti_mynode, e, p, g);
+    }
+    if (gasnetc_rma_flush_on)
+        fprintf(stderr, "ofi-conduit: rank %u flushed puts' remote completion %zu time(s), by %zu fi_read(s) "
+                "(GASNET_OFI_RMA_FLUSH=1)\n", (unsigned)gasneti_mynode, n_flushes, n_flush_reads);
+    else if (flush_refused)
+        fprintf(stderr, "ofi-conduit: GASNET_OFI_RMA_FLUSH=1 ignored: provider %s does not order a read after a write "
+                "(msg_order 0x%llx without FI_ORDER_RMA_RAW, or max_order_raw_size %zu); puts complete by "
+                "FI_DELIVERY_COMPLETE\n", gasnetc_ofi_info->fabric_attr->prov_name, (unsigned long long)refused_order,
+                refused_raw);
+}
+
 void gasnetc_ofi_rma_fini(void) {
     for (rma_op_t *o = free_ops; o; o = o->next_free)
         if (o->self) fi_close(&o->self->fid), o->self = NULL;
-    if (mr) fi_close(&mr->fid);
-    mr = NULL;
+    for (seg_t *g = my_segs; g; g = g->next) fi_close(&g->mr->fid);
+    my_segs = NULL;
 }

@@ -9,11 +9,6 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     return GASNET_OK;
 }
 
-int gasnetc_segment_register(void *addr, uintptr_t size) {
-    (void)addr, (void)size;
-    return GASNET_OK;
-}
-
 void gasnetc_network_fini(void) {}
 
 int gasnetc_poll(void) { return 0; }

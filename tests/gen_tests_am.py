@@ -48,6 +48,7 @@ TESTS = [
     ("test_mixed", ["test_mixed.c", "test_util.h"]),
     ("test_stress", ["test_stress.c", "test_util.h"]),
     ("test_multiep", ["test_multiep.c", "test_util.h"]),
+    ("test_segrma", ["test_segrma.c", "test_util.h"]),
     ("test_released_api", ["test_released_api.c", "test_released_api_hdr.c", "test_util.h"]),
     ("test_bootstrap", ["test_bootstrap.c", "test_util.h"]),
     # (name, sources, conduits): built only for these conduits

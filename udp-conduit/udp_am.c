@@ -579,11 +579,6 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     return GASNET_OK;
 }
 
-int gasnetc_segment_register(void *addr, uintptr_t size) {
-    (void)addr, (void)size;
-    return GASNET_OK;
-}
-
 static int anything_unacked(void) {
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
         for (int c = 0; c < 2; c++)

@@ -91,13 +91,7 @@ static void wait_count(int *c, int want) {
 }
 
 /* the segment of team rank r as its owner sees it */
-static uint8_t *remote_seg(gex_TM_t tm, gex_Rank_t r) {
-    void *owner = NULL;
-    uintptr_t size = 0;
-    CHECK(gex_Segment_QueryBound(tm, r, &owner, NULL, &size) == 0);
-    CHECK_EQ(size, seg_bytes);
-    return owner;
-}
+static uint8_t *remote_seg(gex_TM_t tm, gex_Rank_t r) { return test_bound_seg(tm, r, seg_bytes); }
 
 int main(int argc, char **argv) {
     test_init("test_multiep", &argc, &argv);

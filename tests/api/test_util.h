@@ -92,6 +92,15 @@ static gex_Segment_t test_attach(uintptr_t size) {
     return seg;
 }
 
+/* The bound segment of team member r as its owner sees it, checked to be `size` bytes. */
+static uint8_t *test_bound_seg(gex_TM_t tm, gex_Rank_t r, uintptr_t size) {
+    void *owner = NULL;
+    uintptr_t got = 0;
+    CHECK(gex_Segment_QueryBound(tm, r, &owner, NULL, &got) == 0);
+    CHECK_EQ(got, size);
+    return owner;
+}
+
 /* rank 0 prints the one summary line, then everyone leaves together. */
 static void test_finish(const char *fmt, ...) {
     test_barrier();

@@ -1,0 +1,83 @@
+#!/bin/bash
+# tests/api/test_segrma.sh: native RMA into created, bound and published segments on
+# ofi-conduit. Runs PROG (test_segrma, which checks every byte) with GASNET_VERBOSEENV=1
+# and compares what rank 0 says it sent to endpoints 1 and 2 of processes outside its
+# neighbourhood ("test_segrma: rank 0 expects P puts and G gets to endpoint E by the
+# network") with what the conduit reports it did ("ofi-conduit: rank 0 native RMA to
+# endpoint E: P put(s) by fi_write, G get(s) by fi_read"); they must be equal and above 0.
+#   rma    PSHM off (GASNET_SUPERNODE_MAXSIZE=1): every peer by fi_write/fi_read.
+#          With N >= 4 also GASNET_SUPERNODE_MAXSIZE=2: neighbours by load/store (not
+#          counted), the others by the network.
+#          Then the same with GASNET_OFI_RMA_BOUND=0 (only the primordial segment gets a
+#          key): test_segrma still passes (by AMs) and the comparison must FAIL: the
+#          check notices when created segments are not reached natively.
+#   flush  GASNET_OFI_RMA_FLUSH=1 with PROG flush 1000 (1000 NBI puts into endpoint 1 of
+#          rank 1, one gex_NBI_Wait): rank 0 must report 1000 puts by fi_write and exactly
+#          one flush ("flushed puts' remote completion 1 time(s)"); and without
+#          GASNET_OFI_RMA_FLUSH no flush at all. The provider (FI_PROVIDER) must order a
+#          read after a write (tcp;ofi_rxm does not say so: docs/ofi-conduit.md).
+# Usage: test_segrma.sh GASNET_RUN N PROG rma|flush
+# The provider comes from the caller's environment. Prints one line; exits 0 on success,
+# 1 on failure (with the job's output). Layer: tests (driver).
+set -u
+[ $# -eq 4 ] || { echo "usage: test_segrma.sh GASNET_RUN N PROG rma|flush" >&2; exit 2; }
+RUN=$1 N=$2 PROG=$3 MODE=$4
+summary="" out=""
+fail() { echo "test_segrma.sh: FAIL ($label): $*"; echo "$out"; exit 1; }
+# job LABEL [VAR=VALUE...] -- [ARGS...]: runs PROG, requires its PASS
+job() {
+    label=$1
+    shift
+    local envs=()
+    while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+    shift
+    out=$(env GASNET_VERBOSEENV=1 "${envs[@]}" "$RUN" -c ofi -n "$N" -t 300 "$PROG" "$@" 2>&1)
+    local st=$?
+    [ "$st" -eq 0 ] || fail "the job ended with status $st"
+    echo "$out" | grep -q "^test_segrma: PASS" || fail "no PASS line"
+}
+# native_ok: every endpoint's expected puts and gets equal the conduit's, all > 0 (else
+# the reason in $why)
+native_ok() {
+    local e line P G p g
+    why="" counts=""
+    for e in 1 2; do
+        line=$(echo "$out" | grep -m1 "^test_segrma: rank 0 expects .* to endpoint $e by")
+        [[ "$line" =~ expects\ ([0-9]+)\ puts\ and\ ([0-9]+)\ gets ]] || { why="no expectation for endpoint $e"; return 1; }
+        P=${BASH_REMATCH[1]} G=${BASH_REMATCH[2]}
+        line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 native RMA to endpoint $e:")
+        p=0 g=0
+        [[ "$line" =~ ([0-9]+)\ put.*\ ([0-9]+)\ get ]] && p=${BASH_REMATCH[1]} g=${BASH_REMATCH[2]}
+        (( P > 0 && G > 0 )) || { why="rank 0 expects no native RMA to endpoint $e (no peer off its host?)"; return 1; }
+        (( p == P && g == G )) || { why="endpoint $e: expected $P puts and $G gets by the network, the conduit made $p and $g"; return 1; }
+        counts="$counts${counts:+, }ep$e $p+$g"
+    done
+}
+case "$MODE" in
+rma)
+    job nopshm GASNET_SUPERNODE_MAXSIZE=1 --
+    native_ok || fail "$why"
+    summary="PSHM off: $counts"
+    if [ "$N" -ge 4 ]; then
+        job mixed GASNET_SUPERNODE_MAXSIZE=2 --
+        native_ok || fail "$why"
+        summary="$summary; neighbourhoods of 2: $counts"
+    fi
+    job bound0 GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_RMA_BOUND=0 --
+    native_ok && fail "native RMA to created segments was turned off, yet the check passed ($counts)"
+    summary="$summary; GASNET_OFI_RMA_BOUND=0 noticed ($why)"
+    ;;
+flush)
+    job flush GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_RMA_FLUSH=1 -- flush 1000
+    line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 native RMA to endpoint 1:")
+    [[ "$line" == *": 1000 put(s) by fi_write"* ]] || fail "expected 1000 puts by fi_write to endpoint 1: '$line'"
+    line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 flushed ")
+    [[ "$line" == *"remote completion 1 time(s), by 1 fi_read(s)"* ]] ||
+        fail "expected one flush (one fi_read) for 1000 NBI puts and one sync: '$line'"
+    job noflush GASNET_SUPERNODE_MAXSIZE=1 -- flush 1000
+    echo "$out" | grep -q "^ofi-conduit: rank 0 flushed " && fail "a flush without GASNET_OFI_RMA_FLUSH"
+    summary="1000 NBI puts + 1 sync: 1 flush; none without GASNET_OFI_RMA_FLUSH"
+    ;;
+*) echo "test_segrma.sh: the mode must be rma or flush" >&2; exit 2 ;;
+esac
+echo "test_segrma.sh: PASS (${FI_PROVIDER:-default provider}, $N processes: $summary)"
