@@ -22,6 +22,7 @@
  * SIGINT/SIGTERM/SIGHUP to the launcher too (code 128+signal). After an abort, survivors
  * get ABORT, then SIGTERM and SIGKILL (children of this launcher) after a grace. */
 #include "gasneti_spawn.h"
+#include "gasneti_fdio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -102,22 +103,11 @@ static void say(const char *fmt, ...) {
     va_end(ap);
 }
 
-static int write_all(int fd, const void *buf, size_t len) {
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static void send_msg(int r, uint32_t type, const void *data, uint32_t len) {
     if (ranks[r].fd < 0) return;
     ctrl_hdr_t h = {type, len};
-    if (write_all(ranks[r].fd, &h, sizeof(h)) || (len && write_all(ranks[r].fd, data, len))) {
+    struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)data, len}};
+    if (gasneti_fd_writev_all(ranks[r].fd, iov, 2, 0)) {
         close(ranks[r].fd);
         ranks[r].fd = -1; /* its loss is noticed by the reaper or the abort in progress */
     }
@@ -337,8 +327,8 @@ static int spawn_rank(int r, char spawn, const char *master, int argc, char **ar
         char line[32];
         int n = snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)key);
         close(keypipe[0]);
-        if (write_all(keypipe[1], line, (size_t)n)) { /* the child is gone already: the reaper says so */
-        }
+        struct iovec kv = {line, (size_t)n};
+        (void)gasneti_fd_writev_all(keypipe[1], &kv, 1, 0); /* fails if the child is gone already: the reaper says so */
         close(keypipe[1]);
     }
     free(cmd);
@@ -407,19 +397,6 @@ static void collective_done(void) {
     free(all);
 }
 
-/* read one whole message from a rank's connection (blocking; ranks send whole messages) */
-static int read_all(int fd, void *buf, size_t len) {
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static void rank_lost(int r, const char *what) {
     if (ranks[r].fd >= 0) close(ranks[r].fd);
     ranks[r].fd = -1;
@@ -448,12 +425,12 @@ static void connection_lost(int r) {
 
 static void serve_rank(int r) {
     ctrl_hdr_t h;
-    if (read_all(ranks[r].fd, &h, sizeof(h))) {
+    if (gasneti_fd_read_all(ranks[r].fd, &h, sizeof(h))) { /* ranks send whole messages */
         connection_lost(r);
         return;
     }
     uint8_t *data = h.len ? malloc(h.len) : NULL;
-    if (h.len && (!data || read_all(ranks[r].fd, data, h.len))) {
+    if (h.len && (!data || gasneti_fd_read_all(ranks[r].fd, data, h.len))) {
         free(data);
         connection_lost(r);
         return;

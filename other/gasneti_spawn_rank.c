@@ -17,6 +17,7 @@
  * itself instead (gasneti_spawn_default() chooses how) and never returns. */
 #include "conduit_contract.h"
 #include "gasneti_spawn.h"
+#include "gasneti_fdio.h"
 #if defined(GASNETI_SPAWN_MPIRUN_PATHS) || defined(GASNETI_SPAWN_PLUGIN_DIRS)
 #include "other/gasneti_instpaths.h" /* GASNETI_INST_*, of which those -D paths are made */
 #endif
@@ -50,24 +51,12 @@ static uint32_t result_len;
 static int have_result, all_exiting_flag, abort_code_val = -1;
 static uint64_t peer_exit = UINT64_MAX; /* PEER_EXITING: barriers << 32 | code; all ones: none yet */
 
-static int io_all(int fd, void *buf, size_t len, int wr) {
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t n = wr ? write(fd, p, len) : read(fd, p, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* one message: a prefix of plen bytes (a destination, a length), then len bytes */
 static int send_ctrl2(uint32_t type, const void *pre, uint32_t plen, const void *data, uint32_t len) {
     ctrl_hdr_t h = {type, plen + len};
+    struct iovec iov[3] = {{&h, sizeof(h)}, {(void *)pre, plen}, {(void *)data, len}};
     pthread_mutex_lock(&wlock);
-    int rc = io_all(ctrl, &h, sizeof(h), 1) || (plen && io_all(ctrl, (void *)pre, plen, 1)) ||
-             (len && io_all(ctrl, (void *)data, len, 1));
+    int rc = gasneti_fd_writev_all(ctrl, iov, 3, 0);
     pthread_mutex_unlock(&wlock);
     return rc;
 }
@@ -77,10 +66,10 @@ static int send_ctrl(uint32_t type, const void *data, uint32_t len) { return sen
 /* a whole message; *data malloc'd (NULL if len 0). 0 or -1 on EOF/error */
 static int recv_ctrl(ctrl_hdr_t *h, uint8_t **data) {
     *data = NULL;
-    if (io_all(ctrl, h, sizeof(*h), 0)) return -1;
+    if (gasneti_fd_read_all(ctrl, h, sizeof(*h))) return -1;
     if (!h->len) return 0;
     if (h->len > (1u << 30) || !(*data = malloc(h->len))) return -1;
-    if (io_all(ctrl, *data, h->len, 0)) {
+    if (gasneti_fd_read_all(ctrl, *data, h->len)) {
         free(*data);
         *data = NULL;
         return -1;
