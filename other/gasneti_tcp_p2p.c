@@ -1,15 +1,16 @@
 /* gasneti_tcp_p2p.c: out-of-band messages over TCP (gasneti_tcp_p2p.h), compiled into
  * the pmi spawner's plugin. Layer: other (spawners).
  *
- * Sending: one blocking connection per destination, made on the first message, written
- * under a lock. Receiving: one thread polls the listening socket, the connections and a
- * pipe that tells it to stop; each connection is a small state machine (HELLO, then
- * length, body, length, body...) fed by non-blocking reads, so a stray connection that
- * stalls holds up no one. */
+ * Sending: one blocking connection per destination, made on the first message; the
+ * caller serializes the sends (the library's lock on the plugin). Receiving: one thread
+ * polls the listening socket, the connections and a pipe that tells it to stop; each
+ * connection is a small state machine (HELLO, then length, body, length, body...) fed by
+ * non-blocking reads, so a stray connection that stalls holds up no one. */
 #ifndef _GNU_SOURCE
 #  define _GNU_SOURCE 1 /* accept4, pipe2 */
 #endif
 #include "gasneti_tcp_p2p.h"
+#include "gasneti_fdio.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,7 +28,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,7 +56,6 @@ static uint32_t my_ip, *local_ips; /* this host's addresses (network order) */
 static int nlocal;
 static pthread_t thr;
 static int thr_started;
-static pthread_mutex_t send_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long refused;
 static uint8_t *connected; /* [size]: a sender's connection has been accepted */
 
@@ -269,30 +268,6 @@ int gasneti_tcp_p2p_open(const gasneti_tcp_p2p_ops_t *o, gasneti_tcp_p2p_card_t 
     return 0;
 }
 
-static int write_all(int fd, const struct iovec *iov0, int n) {
-    struct iovec iov[2];
-    memcpy(iov, iov0, sizeof(*iov) * (size_t)n);
-    struct msghdr mh;
-    memset(&mh, 0, sizeof(mh));
-    mh.msg_iov = iov;
-    mh.msg_iovlen = (size_t)n;
-    while (mh.msg_iovlen) {
-        ssize_t k = sendmsg(fd, &mh, MSG_NOSIGNAL);
-        if (k < 0 && errno == EINTR) continue;
-        if (k < 0) return -1;
-        while (mh.msg_iovlen && (size_t)k >= mh.msg_iov->iov_len) {
-            k -= (ssize_t)mh.msg_iov->iov_len;
-            mh.msg_iov++;
-            mh.msg_iovlen--;
-        }
-        if (mh.msg_iovlen) {
-            mh.msg_iov->iov_base = (uint8_t *)mh.msg_iov->iov_base + k;
-            mh.msg_iov->iov_len -= (size_t)k;
-        }
-    }
-    return 0;
-}
-
 /* the connection to dest, made and introduced by a HELLO: its socket, or -1 */
 static int connect_to(int dest) {
     gasneti_tcp_p2p_card_t card;
@@ -306,7 +281,7 @@ static int connect_to(int dest) {
     hello_t h = {card.key, (uint32_t)ops.rank, 0};
     struct iovec iov = {&h, sizeof(h)};
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) || write_all(fd, &iov, 1)) {
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) || gasneti_fd_writev_all(fd, &iov, 1, 1)) {
         char what[96];
         snprintf(what, sizeof(what), "connecting to rank %d at %s:%d", dest, inet_ntoa(a.sin_addr),
                  (int)ntohs(card.port));
@@ -322,7 +297,6 @@ int gasneti_tcp_p2p_send(int dest, const void *buf, size_t len) {
         ops.deliver(dest, buf, len);
         return 0;
     }
-    pthread_mutex_lock(&send_lock);
     int rc = 0;
     if (out_fd[dest] == -1) out_fd[dest] = connect_to(dest);
     if (out_fd[dest] == -1) {
@@ -330,7 +304,7 @@ int gasneti_tcp_p2p_send(int dest, const void *buf, size_t len) {
     } else if (out_fd[dest] >= 0) {
         uint32_t n = (uint32_t)len;
         struct iovec iov[2] = {{&n, 4}, {(void *)buf, len}};
-        if (write_all(out_fd[dest], iov, len ? 2 : 1)) {
+        if (gasneti_fd_writev_all(out_fd[dest], iov, 2, 1)) {
             if (errno == EPIPE || errno == ECONNRESET) { /* dest has gone: drop, as the launcher does */
                 close(out_fd[dest]);
                 out_fd[dest] = -2;
@@ -341,7 +315,6 @@ int gasneti_tcp_p2p_send(int dest, const void *buf, size_t len) {
             }
         }
     }
-    pthread_mutex_unlock(&send_lock);
     return rc;
 }
 
