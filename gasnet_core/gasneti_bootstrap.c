@@ -61,24 +61,27 @@ void *gasneti_boot_exchange_v_padded(void (*exchange)(const void *, size_t, void
     return out;
 }
 
-/* ---- the queue of arrived out-of-band messages ---- */
+/* ---- the queue of arrived out-of-band messages ----
+ * A message's block: its bytes first (what take returns and the caller frees), then, at
+ * the next multiple of 8, the queue's record of it. */
 typedef struct msg_s {
     struct msg_s *next;
     gex_Rank_t src;
     size_t len;
-    uint8_t data[];
 } msg_t;
+#define MSG_REC_AT(len) (((len) + 7) & ~(size_t)7)
 static msg_t *q_head, **q_tail = &q_head;
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
 
 void gasneti_boot_msgq_put(gex_Rank_t src, const void *buf, size_t len) {
-    msg_t *m = malloc(sizeof(*m) + len);
-    if (!m) gasneti_fatalerror("out of memory for an out-of-band message of %zu bytes", len);
+    uint8_t *b = malloc(MSG_REC_AT(len) + sizeof(msg_t));
+    if (!b) gasneti_fatalerror("out of memory for an out-of-band message of %zu bytes", len);
+    if (len) memcpy(b, buf, len);
+    msg_t *m = (msg_t *)(b + MSG_REC_AT(len));
     m->next = NULL;
     m->src = src;
     m->len = len;
-    if (len) memcpy(m->data, buf, len);
     pthread_mutex_lock(&q_lock);
     __atomic_store_n(q_tail, m, __ATOMIC_RELEASE); /* take() looks without the lock */
     q_tail = &m->next;
@@ -99,6 +102,5 @@ void *gasneti_boot_msgq_take(gex_Rank_t *src, size_t *len, int block) {
     if (!m) return NULL;
     *src = m->src;
     *len = m->len;
-    memmove(m, m->data, m->len); /* the message alone, at the start of the block */
-    return m;
+    return (uint8_t *)m - MSG_REC_AT(m->len);
 }

@@ -110,14 +110,19 @@ static void ring_copy(ring_t *g, uint64_t pos, void *buf, size_t n, int in) {
 static void ring_drain(void) {
     ring_t *g = &rings[gasneti_mynode];
     if (__atomic_load_n(&g->head, __ATOMIC_ACQUIRE) == __atomic_load_n(&g->tail, __ATOMIC_ACQUIRE)) return;
-    static uint8_t *tmp; /* under the ring's lock */
+    static uint8_t *tmp; /* a message that wraps, put together (under the ring's lock) */
     ring_lock(g);
-    if (!tmp && !(tmp = malloc(GASNETI_BOOT_MSG_MAX))) gasneti_fatalerror("smp-conduit: out of memory");
     while (g->head != g->tail) {
-        uint32_t hdr[2];
+        uint32_t hdr[2]; /* records start at multiples of 8: a header never wraps */
         ring_copy(g, g->head, hdr, sizeof(hdr), 0);
-        ring_copy(g, g->head + sizeof(hdr), tmp, hdr[1], 0);
-        gasneti_boot_msgq_put(hdr[0], tmp, hdr[1]);
+        size_t at = (size_t)((g->head + sizeof(hdr)) % RING_BYTES);
+        const uint8_t *body = g->buf + at;
+        if (hdr[1] > RING_BYTES - at) {
+            if (!tmp && !(tmp = malloc(GASNETI_BOOT_MSG_MAX))) gasneti_fatalerror("smp-conduit: out of memory");
+            ring_copy(g, g->head + sizeof(hdr), tmp, hdr[1], 0);
+            body = tmp;
+        }
+        gasneti_boot_msgq_put(hdr[0], body, hdr[1]);
         __atomic_store_n(&g->head, g->head + sizeof(hdr) + ((hdr[1] + 7u) & ~7u), __ATOMIC_RELEASE);
     }
     ring_unlock(g);
