@@ -394,6 +394,7 @@ static uint8_t *dirty;         /* [gasneti_nodes]: a put went there since its la
 static gex_Rank_t *dirty_list; /* the dirty ones, n_dirty of them (lock held) */
 static gex_Rank_t *flushing;   /* the ones one flush reads (flush_lock held) */
 static size_t n_dirty, n_flushes, n_flush_reads;
+static gasneti_counter_t flush_reads; /* the flush's reads not completed (flush_lock held) */
 #if GASNETI_LOCKS
 static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER; /* one flush at a time */
 #endif
@@ -454,16 +455,16 @@ void gasnetc_rma_flush(void) {
     }
     n_dirty = 0;
     OFI_UNLOCK();
-    gasneti_counter_t done;
-    gasneti_atomic_set(&done, 0);
     for (size_t i = 0; i < n; i++) {
         const gasneti_peerseg_t *ps = &gasneti_peerseg[flushing[i]];
         const rkey_t *k = ps->_rkey;
         flush_args_t a = {remote_addr(k, ps->_owner_addr), k->key};
-        gasneti_counter_add(&done);
-        post(flushing[i], NULL, &done, 0, "fi_readmsg (a flush)", start_flush, &a);
+        gasneti_counter_add(&flush_reads);
+        post(flushing[i], NULL, &flush_reads, 0, "fi_readmsg (a flush)", start_flush, &a);
     }
-    while (gasneti_atomic_read(&done) != 0) gasneti_poll_backoff(gasnetc_poll());
+    /* at an exit past its timeout, a target that does not poll is given up on: its read
+     * completes (into flush_reads, never on this stack) or not, the process leaves */
+    while (gasneti_atomic_read(&flush_reads) != 0 && !gasneti_exit_overdue()) gasneti_poll_backoff(gasnetc_poll());
     n_flushes++;
     n_flush_reads += n;
 #if GASNETI_LOCKS
