@@ -86,16 +86,10 @@ static size_t tmp_made, tmp_closed, tmp_copied; /* FI_MR_LOCAL: registrations fo
 /* GASNET_VERBOSEENV (rank 0): native puts and gets by the target's endpoint index */
 static size_t n_put[GASNET_MAXEPS], n_get[GASNET_MAXEPS];
 
-/* [p, p+n) within [base, base+size) */
-static inline int in_range(uint64_t base, uint64_t size, const void *p, size_t n) {
-    uint64_t b = (uint64_t)(uintptr_t)p;
-    return b >= base && b - base <= size && n <= size - (b - base);
-}
-
 /* lock held: the registered segment of ours holding [p, p+n), or NULL */
 static seg_t *my_seg(const void *p, size_t n) {
     for (seg_t *g = my_segs; g; g = g->next)
-        if (in_range(g->base, g->size, p, n)) return g;
+        if (gasnetc_ofi_in_range(g->base, g->size, p, n)) return g;
     return NULL;
 }
 
