@@ -382,8 +382,6 @@ int gasnetc_get(void *dest, gex_Rank_t jr, const void *rkey, void *src, size_t n
  * --------------------------------------------------------------------------------- */
 int gasnetc_rma_flush_on;
 static int flush_refused;      /* asked for, but the provider does not order reads after writes */
-static uint64_t refused_order; /* then: its tx_attr->msg_order, ep_attr->max_order_raw_size */
-static size_t refused_raw;
 static uint8_t *dirty;         /* [gasneti_nodes]: a put went there since its last flush (lock held) */
 static gex_Rank_t *dirty_list; /* the dirty ones, n_dirty of them (lock held) */
 static gex_Rank_t *flushing;   /* the ones one flush reads (flush_lock held) */
@@ -398,8 +396,6 @@ static void flush_init(void) {
     size_t raw = info->ep_attr->max_order_raw_size;
     if (!(info->tx_attr->msg_order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)) || raw < sizeof(uint64_t)) {
         flush_refused = 1;
-        refused_order = info->tx_attr->msg_order;
-        refused_raw = raw;
         return;
     }
     dirty = calloc(gasneti_nodes, 1);
@@ -631,8 +627,8 @@ void gasnetc_ofi_rma_say(void) {
     else if (flush_refused)
         fprintf(stderr, "ofi-conduit: GASNET_OFI_RMA_FLUSH=1 ignored: provider %s does not order a read after a write "
                 "(msg_order 0x%llx without FI_ORDER_RMA_RAW, or max_order_raw_size %zu); puts complete by "
-                "FI_DELIVERY_COMPLETE\n", gasnetc_ofi_info->fabric_attr->prov_name, (unsigned long long)refused_order,
-                refused_raw);
+                "FI_DELIVERY_COMPLETE\n", gasnetc_ofi_info->fabric_attr->prov_name,
+                (unsigned long long)gasnetc_ofi_info->tx_attr->msg_order, gasnetc_ofi_info->ep_attr->max_order_raw_size);
 }
 
 void gasnetc_ofi_rma_fini(void) {
