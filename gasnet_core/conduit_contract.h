@@ -387,7 +387,10 @@ extern int gasnetc_amo(gex_Rank_t jobrank, void *tgt, gex_DT_t dt, gex_OP_t op, 
  * cost one flush.
  *   gasnetc_rma_flush(): every put whose rc was signalled before the call is complete at
  *     its target when it returns. Polls while it waits (gasnetc_poll); never called in
- *     a handler; may be called by several threads at once. */
+ *     a handler; may be called by several threads at once. At a normal exit it gives up
+ *     once gasneti_exit_overdue() (a target that never polls holds the exit no longer
+ *     than GASNET_EXITTIMEOUT); what it waited for may complete later, so that must not
+ *     live on its stack. */
 #ifndef GASNETC_RMA_FLUSH
 #  define GASNETC_RMA_FLUSH 0
 #endif

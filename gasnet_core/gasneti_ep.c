@@ -232,11 +232,9 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
         seg->_size = size;
         seg->_owned = 1;
     }
-    if (kind == GEX_MK_HOST || kind->cls == GEX_MK_CLASS_HOST) { /* the network may reach host memory */
-        seg->_key = malloc(sizeof(*seg->_key));
-        if (!seg->_key) gasneti_fatalerror("gex_Segment_Create: out of memory");
-        gasneti_segkey_register(seg, seg->_key);
-    }
+    seg->_key = malloc(sizeof(*seg->_key)); /* host memory (checked above): the network may reach it */
+    if (!seg->_key) gasneti_fatalerror("gex_Segment_Create: out of memory");
+    gasneti_segkey_register(seg, seg->_key);
     *segment_p = seg;
     return GASNET_OK;
 }

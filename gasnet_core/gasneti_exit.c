@@ -51,12 +51,23 @@ void gasneti_exit_now(int code) {
     leave(code);
 }
 
-/* Announce, wait for the others (polling, so they can finish their traffic), and
- * escalate to an abort of the rest if they do not all come. */
+/* a normal exit's: GASNET_EXITTIMEOUT after it began (0: none begun) */
+static double exit_deadline;
+
+int gasneti_exit_overdue(void) {
+    double d;
+    __atomic_load(&exit_deadline, &d, __ATOMIC_RELAXED);
+    return d != 0 && now_sec() > d;
+}
+
+/* Flush puts, announce, wait for the others (polling, so they can finish their traffic),
+ * and escalate to an abort of the rest if they do not all come: all of it within the
+ * exit timeout (a peer that never polls cannot hold the flush longer). */
 static void exit_collectively(int code) {
+    double deadline = now_sec() + exit_timeout;
+    __atomic_store(&exit_deadline, &deadline, __ATOMIC_RELAXED);
     if (GASNETC_RMA_FLUSH && !gasneti_cur_token) gasnete_rma_quiesce(); /* peers still poll for it */
     gasneti_boot->exit_notify(code, 1);
-    double deadline = now_sec() + exit_timeout;
     int may_poll = !gasneti_cur_token;
     while (!gasneti_boot->all_exiting()) {
         if (now_sec() > deadline) {

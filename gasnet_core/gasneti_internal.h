@@ -260,6 +260,9 @@ extern void gasneti_exit_now(int code) GASNETI_NORETURN;
  * the bootstrap every 64th call. */
 extern void gasneti_join_peer_exit(uint32_t seq);
 extern volatile int gasneti_exiting;
+/* 1 once a normal exit (gasnet_exit, a return from main) has run past GASNET_EXITTIMEOUT:
+ * what the exit waits for (a flush: conduit_contract.h) gives up then */
+extern int gasneti_exit_overdue(void);
 extern void gasnete_progress(void);     /* extended-layer progress (barriers) */
 extern int gasnete_progress_needed;
 

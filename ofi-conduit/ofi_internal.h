@@ -76,6 +76,12 @@ extern int gasnetc_ofi_try_reg_local(void *buf, size_t len, struct fid_mr **m);
  * (peer < 0: none); ends the job. */
 GASNETI_NORETURN GASNETI_COLD extern void gasnetc_ofi_fail(const char *call, ssize_t rc, long peer);
 
+/* [p, p+n) lies within [base, base+size) (no overflow) */
+static inline int gasnetc_ofi_in_range(uint64_t base, uint64_t size, const void *p, size_t n) {
+    uint64_t b = (uint64_t)(uintptr_t)p;
+    return b >= base && b - base <= size && n <= size - (b - base);
+}
+
 /* ofi_am.c: post the receive buffers (endpoints enabled); drain, close the endpoints and
  * the completion queue at the end (0: not done, another thread holds the lock) */
 extern void gasnetc_ofi_am_init(void);

@@ -56,8 +56,7 @@ void gasnetc_ofi_long_init(void) {
 int gasnetc_ofi_long_by_write(const gasneti_am_msg_t *m) {
     if (!long_min || m->nbytes < long_min) return 0;
     const gasneti_peerseg_t *ps = gasneti_peerseg_of(m->jobrank, m->dst_ep);
-    uintptr_t base = (uintptr_t)ps->_owner_addr, d = (uintptr_t)m->dest_addr;
-    return ps->_rkey && d >= base && d - base <= ps->_size && m->nbytes <= ps->_size - (d - base);
+    return ps->_rkey && gasnetc_ofi_in_range((uintptr_t)ps->_owner_addr, ps->_size, m->dest_addr, m->nbytes);
 }
 
 size_t gasnetc_long_piece(const gasneti_am_msg_t *m) {

@@ -86,16 +86,10 @@ static size_t tmp_made, tmp_closed, tmp_copied; /* FI_MR_LOCAL: registrations fo
 /* GASNET_VERBOSEENV (rank 0): native puts and gets by the target's endpoint index */
 static size_t n_put[GASNET_MAXEPS], n_get[GASNET_MAXEPS];
 
-/* [p, p+n) within [base, base+size) */
-static inline int in_range(uint64_t base, uint64_t size, const void *p, size_t n) {
-    uint64_t b = (uint64_t)(uintptr_t)p;
-    return b >= base && b - base <= size && n <= size - (b - base);
-}
-
 /* lock held: the registered segment of ours holding [p, p+n), or NULL */
 static seg_t *my_seg(const void *p, size_t n) {
     for (seg_t *g = my_segs; g; g = g->next)
-        if (in_range(g->base, g->size, p, n)) return g;
+        if (gasnetc_ofi_in_range(g->base, g->size, p, n)) return g;
     return NULL;
 }
 
@@ -388,12 +382,11 @@ int gasnetc_get(void *dest, gex_Rank_t jr, const void *rkey, void *src, size_t n
  * --------------------------------------------------------------------------------- */
 int gasnetc_rma_flush_on;
 static int flush_refused;      /* asked for, but the provider does not order reads after writes */
-static uint64_t refused_order; /* then: its tx_attr->msg_order, ep_attr->max_order_raw_size */
-static size_t refused_raw;
 static uint8_t *dirty;         /* [gasneti_nodes]: a put went there since its last flush (lock held) */
 static gex_Rank_t *dirty_list; /* the dirty ones, n_dirty of them (lock held) */
 static gex_Rank_t *flushing;   /* the ones one flush reads (flush_lock held) */
 static size_t n_dirty, n_flushes, n_flush_reads;
+static gasneti_counter_t flush_reads; /* the flush's reads not completed (flush_lock held) */
 #if GASNETI_LOCKS
 static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER; /* one flush at a time */
 #endif
@@ -403,8 +396,6 @@ static void flush_init(void) {
     size_t raw = info->ep_attr->max_order_raw_size;
     if (!(info->tx_attr->msg_order & (FI_ORDER_RMA_RAW | FI_ORDER_RAW)) || raw < sizeof(uint64_t)) {
         flush_refused = 1;
-        refused_order = info->tx_attr->msg_order;
-        refused_raw = raw;
         return;
     }
     dirty = calloc(gasneti_nodes, 1);
@@ -454,16 +445,16 @@ void gasnetc_rma_flush(void) {
     }
     n_dirty = 0;
     OFI_UNLOCK();
-    gasneti_counter_t done;
-    gasneti_atomic_set(&done, 0);
     for (size_t i = 0; i < n; i++) {
         const gasneti_peerseg_t *ps = &gasneti_peerseg[flushing[i]];
         const rkey_t *k = ps->_rkey;
         flush_args_t a = {remote_addr(k, ps->_owner_addr), k->key};
-        gasneti_counter_add(&done);
-        post(flushing[i], NULL, &done, 0, "fi_readmsg (a flush)", start_flush, &a);
+        gasneti_counter_add(&flush_reads);
+        post(flushing[i], NULL, &flush_reads, 0, "fi_readmsg (a flush)", start_flush, &a);
     }
-    while (gasneti_atomic_read(&done) != 0) gasneti_poll_backoff(gasnetc_poll());
+    /* at an exit past its timeout, a target that does not poll is given up on: its read
+     * completes (into flush_reads, never on this stack) or not, the process leaves */
+    while (gasneti_atomic_read(&flush_reads) != 0 && !gasneti_exit_overdue()) gasneti_poll_backoff(gasnetc_poll());
     n_flushes++;
     n_flush_reads += n;
 #if GASNETI_LOCKS
@@ -636,8 +627,8 @@ void gasnetc_ofi_rma_say(void) {
     else if (flush_refused)
         fprintf(stderr, "ofi-conduit: GASNET_OFI_RMA_FLUSH=1 ignored: provider %s does not order a read after a write "
                 "(msg_order 0x%llx without FI_ORDER_RMA_RAW, or max_order_raw_size %zu); puts complete by "
-                "FI_DELIVERY_COMPLETE\n", gasnetc_ofi_info->fabric_attr->prov_name, (unsigned long long)refused_order,
-                refused_raw);
+                "FI_DELIVERY_COMPLETE\n", gasnetc_ofi_info->fabric_attr->prov_name,
+                (unsigned long long)gasnetc_ofi_info->tx_attr->msg_order, gasnetc_ofi_info->ep_attr->max_order_raw_size);
 }
 
 void gasnetc_ofi_rma_fini(void) {

@@ -13,10 +13,15 @@
  * conduit reports under GASNET_VERBOSEENV.
  * With the argument "flush N": instead, rank 0 makes N gex_RMA_PutNBI of 8 bytes into
  * endpoint 1 of rank 1 and one gex_NBI_Wait(GEX_EC_PUT), and rank 1 checks the last
- * value; nothing else puts (test_segrma.sh counts the flushes this takes). */
+ * value; nothing else puts (test_segrma.sh counts the flushes this takes).
+ * With the argument "exit": rank 0 makes a gex_RMA_PutNBI into endpoint 1 of rank 1 and
+ * calls gasnet_exit(7) without syncing it, while rank 1 computes without calling GASNet
+ * (never polls); under GASNET_OFI_RMA_FLUSH=1 the exit's flush of that put must give up
+ * at the exit timeout, and the job end with status 7 (test_segrma.sh times it). */
 #include "test_util.h"
 
 #include <gasnet_mk.h>
+#include <unistd.h>
 
 #define NEP 3
 #define PART0 100     /* bytes by PutNB / GetNB */
@@ -109,11 +114,34 @@ static void flush_burst(long n) {
     test_finish("%ld NBI puts into endpoint 1 of rank 1, one sync", n);
 }
 
+/* a put left unsynced at gasnet_exit, its target never polling */
+static void exit_unflushed(void) {
+    gex_TM_t pair = gex_TM_Pair(eps[0], 1);
+    test_barrier();
+    if (test_rank == 0) {
+        static uint64_t v = 42; /* DEFER: even local completion may need the target's progress */
+        CHECK(gex_RMA_PutNBI(pair, 1, peer_seg(pair, 1), &v, sizeof v, GEX_EVENT_DEFER, 0) == 0);
+        test_sleep_ms(200); /* rank 1 is in its loop */
+        printf("test_segrma: rank 0 exits with a put unsynced\n");
+        fflush(stdout);
+        gasnet_exit(7);
+    }
+    if (test_rank == 1) { /* no GASNet call: ended by rank 0's exit */
+        volatile uint64_t x = 1;
+        for (double t0 = test_now(); test_now() - t0 < 60;)
+            for (int i = 0; i < 100000; i++) x = x * 6364136223846793005ull + 1;
+        fprintf(stderr, "test_segrma: rank 1 still alive after 60 s\n");
+        _exit(99);
+    }
+    for (;;) test_sleep_ms(1000); /* the others: ended by the exit too */
+}
+
 int main(int argc, char **argv) {
     test_init("test_segrma", &argc, &argv);
     long burst = -1;
+    int at_exit = argc == 2 && !strcmp(argv[1], "exit");
     if (argc > 2 && !strcmp(argv[1], "flush")) burst = atol(argv[2]);
-    CHECKF(argc == 1 || burst > 0, "usage: test_segrma [flush N]");
+    CHECKF(argc == 1 || burst > 0 || at_exit, "usage: test_segrma [flush N | exit]");
     seg_bytes = ((size_t)test_size * SLOT + 4095) & ~(size_t)4095;
     test_attach(seg_bytes);
     gex_MK_t kind = GEX_MK_INVALID;
@@ -137,6 +165,10 @@ int main(int argc, char **argv) {
     if (burst > 0) {
         CHECKF(test_size >= 2, "flush N needs 2 processes or more");
         flush_burst(burst);
+    }
+    if (at_exit) {
+        CHECKF(test_size >= 2, "exit needs 2 processes or more");
+        exit_unflushed();
     }
     uint8_t *buf = malloc((size_t)test_size * SLOT);
     CHECK(buf != NULL);

@@ -16,11 +16,16 @@
 #          one flush ("flushed puts' remote completion 1 time(s)"); and without
 #          GASNET_OFI_RMA_FLUSH no flush at all. The provider (FI_PROVIDER) must order a
 #          read after a write (tcp;ofi_rxm does not say so: docs/ofi-conduit.md).
-# Usage: test_segrma.sh GASNET_RUN N PROG rma|flush
+#   exit   GASNET_OFI_RMA_FLUSH=1 with PROG exit: rank 0 leaves a put to rank 1 unsynced
+#          and calls gasnet_exit(7) while rank 1 never polls; the exit's flush must give
+#          up at GASNET_EXITTIMEOUT=2 s: status 7 within 15 s, and rank 0 reports the one
+#          flush (the mode was on). The provider must need the target's polling for an
+#          fi_read (manual progress: udp;ofi_rxd), else the flush completes anyway.
+# Usage: test_segrma.sh GASNET_RUN N PROG rma|flush|exit
 # The provider comes from the caller's environment. Prints one line; exits 0 on success,
 # 1 on failure (with the job's output). Layer: tests (driver).
 set -u
-[ $# -eq 4 ] || { echo "usage: test_segrma.sh GASNET_RUN N PROG rma|flush" >&2; exit 2; }
+[ $# -eq 4 ] || { echo "usage: test_segrma.sh GASNET_RUN N PROG rma|flush|exit" >&2; exit 2; }
 RUN=$1 N=$2 PROG=$3 MODE=$4
 summary="" out=""
 fail() { echo "test_segrma.sh: FAIL ($label): $*"; echo "$out"; exit 1; }
@@ -78,6 +83,19 @@ flush)
     echo "$out" | grep -q "^ofi-conduit: rank 0 flushed " && fail "a flush without GASNET_OFI_RMA_FLUSH"
     summary="1000 NBI puts + 1 sync: 1 flush; none without GASNET_OFI_RMA_FLUSH"
     ;;
-*) echo "test_segrma.sh: the mode must be rma or flush" >&2; exit 2 ;;
+exit)
+    label=exit
+    t0=$(date +%s%N)
+    out=$(env GASNET_VERBOSEENV=1 GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_RMA_FLUSH=1 GASNET_EXITTIMEOUT=2 \
+          "$RUN" -c ofi -n "$N" -t 60 "$PROG" exit 2>&1)
+    st=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "$out" | grep -q "^test_segrma: rank 0 exits with a put unsynced" || fail "rank 0 did not reach its exit"
+    [ "$st" -eq 7 ] || fail "status $st after $ms ms, expected 7"
+    (( ms < 15000 )) || fail "the job took $ms ms to end (the exit's flush not bounded by GASNET_EXITTIMEOUT?)"
+    echo "$out" | grep -q "^ofi-conduit: rank 0 flushed puts' remote completion 1 time(s)" ||
+        fail "rank 0 reported no flush at its exit (GASNET_OFI_RMA_FLUSH off?)"
+    summary="an exit with a put unsynced, its target not polling: status 7 in $ms ms"
+    ;;
+*) echo "test_segrma.sh: the mode must be rma, flush or exit" >&2; exit 2 ;;
 esac
 echo "test_segrma.sh: PASS (${FI_PROVIDER:-default provider}, $N processes: $summary)"
