@@ -97,8 +97,10 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
         return rc;
     }
 #if GASNETC_FRAGMENTS
-    if (GASNETI_UNLIKELY(m->nbytes >
-                         (m->category == GASNETI_AM_LONG ? GASNETI_LONG_PIECE(m) : GASNETI_MEDIUM_PIECE(m))))
+    /* a piece is never below the NET size: the conduit's hook is asked only above it */
+    if (GASNETI_UNLIKELY(m->category == GASNETI_AM_LONG
+                             ? m->nbytes > GASNETC_NET_LONG && m->nbytes > GASNETI_LONG_PIECE(m)
+                             : m->nbytes > GASNETC_NET_MEDIUM && m->nbytes > GASNETI_MEDIUM_PIECE(m)))
         return gasneti_frag_send(m, lc_opt);
 #endif
     return gasnete_am_send_network(m, lc_opt);
@@ -142,6 +144,17 @@ static inline void seg_flags(gasneti_am_msg_t *m) {
 
 /* the endpoints of a request to team member `rank` */
 #define SET_REQ_EPS(m, tm, rank) ((m)->dst_ep = (uint8_t)gasneti_tm_epidx(tm, rank), (m)->src_ep = (uint8_t)(tm)->_ep->_index)
+/* a reply with `token` (checked in debug builds): its destination and endpoints, and the
+ * token marked replied */
+static inline void set_reply(gasneti_am_msg_t *m, gex_Token_t token) {
+#if GASNETI_DEBUG
+    gasneti_check_reply_token(token, catname[m->category][0]);
+#endif
+    token->replied = 1;
+    m->jobrank = token->srcrank;
+    m->dst_ep = token->src_ep;
+    m->src_ep = (uint8_t)token->ep->_index;
+}
 
 int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     SET_REQ_EPS(m, tm, rank);
@@ -166,16 +179,10 @@ int gasneti_am_commit_claimed(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m,
  * conduit's own send memory (gasnetc_am_prepare): the checks of a request or reply, then
  * the conduit sends it around the payload. Never declines: prepare reserved the room. */
 int gasneti_am_commit_net(gex_TM_t tm, gex_Rank_t rank, gex_Token_t token, gasneti_am_msg_t *m, gasneti_am_prep_t *h) {
-    if (m->is_req) {
+    if (m->is_req)
         SET_REQ_EPS(m, tm, rank);
-    } else {
-#  if GASNETI_DEBUG
-        gasneti_check_reply_token(token, catname[m->category][0]);
-#  endif
-        token->replied = 1;
-        m->dst_ep = token->src_ep;
-        m->src_ep = (uint8_t)token->ep->_index;
-    }
+    else
+        set_reply(m, token);
     seg_flags(m);
     DEBUG_CHECK_SEND(m, m->is_req ? tm : NULL, rank, GEX_EVENT_NOW);
     check_lengths(m);
@@ -201,13 +208,7 @@ void gasneti_check_reply_token(gex_Token_t token, const char *call) {
 #endif
 
 int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
-#if GASNETI_DEBUG
-    gasneti_check_reply_token(token, catname[m->category][0]);
-#endif
-    token->replied = 1;
-    m->jobrank = token->srcrank;
-    m->dst_ep = token->src_ep;
-    m->src_ep = (uint8_t)token->ep->_index;
+    set_reply(m, token);
     seg_flags(m);
     DEBUG_CHECK_SEND(m, NULL, 0, lc_opt);
     if (token->lane && LANE_FITS(m)) { /* into the request's own slot: always room */

@@ -202,20 +202,6 @@ void gasneti_frag_recv(const gasneti_am_recv_t *m) {
     if (m->category == GASNETI_AM_MEDIUM) gasneti_bigmed_put(buf);
 }
 
-size_t gasneti_frag_reassembling(void) {
-    source_t **all = __atomic_load_n(&sources, __ATOMIC_ACQUIRE);
-    size_t n = 0;
-    for (size_t i = 0; all && i < 2 * (size_t)gasneti_nodes; i++) {
-        source_t *s = __atomic_load_n(&all[i], __ATOMIC_ACQUIRE);
-        if (!s) continue;
-        SLOCK(s);
-        for (block_t *b = &s->first; b; b = b->next)
-            for (int k = 0; k < SLOTS; k++) n += b->p[k].used;
-        SUNLOCK(s);
-    }
-    return n;
-}
-
 #else /* no conduit in this library splits AMs */
 
 int gasneti_frag_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
@@ -225,6 +211,5 @@ void gasneti_frag_recv(const gasneti_am_recv_t *m) {
     gasneti_fatalerror("an AM piece from rank %u, but %s-conduit never splits AMs", (unsigned)m->srcrank,
                        GASNETC_NAME);
 }
-size_t gasneti_frag_reassembling(void) { return 0; }
 
 #endif

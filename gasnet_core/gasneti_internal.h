@@ -99,7 +99,6 @@ extern int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_op
  * what the library offers (GASNETC_NET_MEDIUM / _LONG below GASNETC_MAX_*) ---- */
 extern int gasneti_frag_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
 extern void gasneti_frag_recv(const gasneti_am_recv_t *m);
-extern size_t gasneti_frag_reassembling(void); /* messages partly arrived (diagnostics) */
 /* the pool of GASNETC_MAX_MEDIUM-byte buffers (reassembly, and conduits that receive a big
  * Medium's payload apart from its message: GASNETC_MEDIUM_PIECE_AT_RUN_TIME) */
 extern void *gasneti_bigmed_get(void);

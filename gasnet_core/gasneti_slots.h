@@ -31,7 +31,7 @@ extern void *gasneti_net_malloc(size_t n, const char *what);
 
 extern void gasneti_slots_init(gasneti_slots_t *p, int n, size_t min, void *(*reg_fn)(void *, size_t),
                                void (*dereg_fn)(void *));
-/* every registration released and buffer freed (at shut-down, sends drained) */
+/* every registration released (at shut-down, sends drained; the buffers stay until exit) */
 extern void gasneti_slots_fini(gasneti_slots_t *p);
 extern void gasneti_slots_grow(gasneti_slots_t *p, int i, size_t len) GASNETI_COLD;
 

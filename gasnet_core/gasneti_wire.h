@@ -84,12 +84,11 @@ GASNETI_ALWAYS_INLINE uint32_t gasneti_wire_len(size_t pre, const gasneti_am_msg
 GASNETI_ALWAYS_INLINE uint32_t gasneti_wire_build(uint8_t *buf, size_t pre, const gasneti_am_msg_t *m, unsigned flags,
                                                   uint32_t aux, uint32_t align) {
     gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(buf, pre);
+    uint32_t len = gasneti_wire_len(pre, m, flags, 1), padded = (len + align - 1) / align * align;
     flags |= m->frag ? GASNETI_WIRE_FRAG : 0;
     size_t plen = m->category == GASNETI_AM_SHORT || (flags & GASNETI_WIRE_ELSEWHERE) ? 0 : m->nbytes;
     uint32_t aoff = GASNETI_WIRE_ARGS_OFF(pre, m->category, flags);
     uint32_t poff = GASNETI_WIRE_PAYLOAD_OFF(pre, m->category, flags, m->nargs);
-    uint32_t len = plen ? poff + (uint32_t)plen : aoff + 4u * m->nargs;
-    uint32_t padded = (len + align - 1) / align * align;
     h->category = m->category;
     h->nargs = m->nargs;
     h->handler = m->handler;
