@@ -132,7 +132,8 @@ static gasneti_bootstrap_t ext_boot = {NULL,           ext_barrier,    ext_excha
                                        ext_all_exiting, ext_abort_code, ext_jobid,    ext_fini,      NULL,
                                        ext_exchange_v,  NULL,           NULL};
 
-/* the plugin of spawner `which`, from the first directory that has it */
+/* the plugin of spawner `which`, from the first directory that has one of this version (a
+ * stale one elsewhere is passed over; if none fits, the last reason is the error) */
 static const gasneti_spawn_plugin_t *load_plugin(const char *which) {
     char dirs[4096], tried[4096] = "", path[4200];
     const char *env = getenv("GASNET_SPAWN_PLUGIN_DIR");
@@ -153,8 +154,14 @@ static const gasneti_spawn_plugin_t *load_plugin(const char *which) {
             free(last_err);
             return p;
         }
-        gasneti_launch_error(WHO ": %s is not a bootstrap plugin of this version (%s)", path,
-                             p ? "another version" : "no " GASNETI_SPAWN_PLUGIN_SYMBOL);
+        /* a stale copy (an older install before the build tree, say): try the next directory */
+        char why[4400];
+        snprintf(why, sizeof(why), "%s is not a bootstrap plugin of this version (%s)", path,
+                 p ? "another version" : "no " GASNETI_SPAWN_PLUGIN_SYMBOL);
+        dlclose(h);
+        if (gasnett_verboseenv()) fprintf(stderr, "%s: passed over %s\n", WHO, why);
+        free(last_err);
+        last_err = strdup(why);
     }
     if (last_err) gasneti_launch_error(WHO ": the %s spawner's plugin does not load: %s", which, last_err);
     gasneti_launch_error(WHO ": the %s spawner's plugin is not found (tried %s): configure builds it when it finds "

@@ -207,8 +207,13 @@ udp_ports() {
 }
 if ! start_job TEST_HOLD_SECS=3 GASNET_SUPERNODE_MAXSIZE=1 GASNET_VERBOSEENV=1; then bad "held job (no PSHM) did not start"
 else
-    ports=""
-    for child in $(pgrep -P "$bgpid"); do ports="$ports $(udp_ports "$child")"; done
+    # each rank's socket (a loaded machine may still be opening them when the ranks print)
+    for i in $(seq 60); do
+        ports=""
+        for child in $(pgrep -P "$bgpid"); do ports="$ports $(udp_ports "$child")"; done
+        [ "$(echo $ports | wc -w)" -ge 2 ] && break
+        sleep 0.05
+    done
     if [ -z "${ports// /}" ]; then bad "could not find the ranks' UDP ports"
     else
         for p in $ports; do
