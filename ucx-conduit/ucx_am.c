@@ -63,9 +63,9 @@ typedef struct arrived_s {
     struct arrived_s *next;
     const uint8_t *msg; /* from its prefix on */
     size_t len;
-    void *ucx_data;     /* UCX's buffer, released after delivery */
-    uint8_t *buf;       /* a receive buffer of ours, given back after delivery */
-    int is_req, apart;  /* apart: msg is hdr, its payload received at its destination */
+    void *ucx_data;    /* UCX's buffer, released after delivery */
+    uint8_t *buf;      /* a receive buffer of ours, given back after delivery */
+    int is_req, apart; /* apart: msg is hdr, its payload received at its destination */
     uint64_t hdr[HDR_MAX / 8];
 } arrived_t;
 
@@ -75,7 +75,15 @@ static arrived_t *free_arrived, *head, *tail; /* (lock held) */
 static void **free_rbufs;                     /* receive buffers of MSG_MAX bytes (lock held) */
 static int cur_nested;                        /* the poll calling progress: requests kept (lock held) */
 static size_t long_min;
-static int imm_ok = 1;                        /* UCX completes sends at once when it can (FORCE_IMM_CMPL) */
+static int imm_ok = 1; /* UCX completes sends at once when it can (FORCE_IMM_CMPL) */
+/* A peer UCX refused a send to at once (FORCE_IMM_CMPL), in this process's current poll
+ * epoch (polls count them): gasnetc_am_would_block then says so too, until the next poll
+ * (which may have drained what held it) or a send to it that UCX takes. */
+static unsigned poll_epoch = 1, *refused_at;
+/* the longest message UCX has completed at once: one no longer than it that UCX refuses
+ * is refused for want of room (its short protocol takes it otherwise); a longer one may
+ * be beyond that protocol, and goes by a send slot (lock held) */
+static size_t imm_max;
 static size_t n_inline, n_slot, n_apart, n_long_inside, n_rndv; /* GASNET_VERBOSEENV */
 
 /* ---------------------------------------------------------------------------------
@@ -83,8 +91,10 @@ static size_t n_inline, n_slot, n_apart, n_long_inside, n_rndv; /* GASNET_VERBOS
  * --------------------------------------------------------------------------------- */
 static arrived_t *arrived_get(int is_req) {
     arrived_t *a = free_arrived;
-    if (a) free_arrived = a->next;
-    else if (!(a = malloc(sizeof(*a)))) gasneti_fatalerror("ucx-conduit: out of memory for an arrived message");
+    if (a)
+        free_arrived = a->next;
+    else if (!(a = malloc(sizeof(*a))))
+        gasneti_fatalerror("ucx-conduit: out of memory for an arrived message");
     a->next = NULL;
     a->ucx_data = NULL;
     a->buf = NULL;
@@ -117,8 +127,10 @@ static void ready(arrived_t *a) {
         arrived_put(a);
         return;
     }
-    if (tail) tail->next = a;
-    else head = a;
+    if (tail)
+        tail->next = a;
+    else
+        head = a;
     tail = a;
 }
 
@@ -143,8 +155,10 @@ static void rndv_done(void *request, ucs_status_t st, size_t length, void *user_
         arrived_put(a);
         return;
     }
-    if (!a->apart && account(a->msg, a->len, a->is_req)) arrived_put(a);
-    else ready(a);
+    if (!a->apart && account(a->msg, a->len, a->is_req))
+        arrived_put(a);
+    else
+        ready(a);
 }
 
 static ucs_status_t receive_rndv(arrived_t *a, void *desc, void *into, size_t len) {
@@ -155,8 +169,10 @@ static ucs_status_t receive_rndv(arrived_t *a, void *desc, void *into, size_t le
     p.memory_type = UCS_MEMORY_TYPE_HOST;
     if (gasnetc_ucx_verbose) n_rndv++;
     ucs_status_ptr_t r = ucp_am_recv_data_nbx(gasnetc_ucx_worker, desc, into, len, &p);
-    if (UCS_PTR_IS_ERR(r)) rndv_done(NULL, UCS_PTR_STATUS(r), 0, a);
-    else if (r == NULL) rndv_done(NULL, UCS_OK, len, a);
+    if (UCS_PTR_IS_ERR(r))
+        rndv_done(NULL, UCS_PTR_STATUS(r), 0, a);
+    else if (r == NULL)
+        rndv_done(NULL, UCS_OK, len, a);
     return UCS_INPROGRESS; /* the descriptor is UCX's again */
 }
 
@@ -168,7 +184,8 @@ static ucs_status_t arrived_apart(int is_req, const uint8_t *header, size_t hlen
     const gasneti_wire_long_t *x = (const gasneti_wire_long_t *)(h + 1);
     if (hlen > HDR_MAX || hlen < PRE + sizeof(*h) + sizeof(*x) || h->category != GASNETI_AM_LONG ||
         !(h->flags & GASNETI_WIRE_ELSEWHERE) || x->nbytes != len)
-        gasneti_wire_bad("a payload apart from a message that is not a Long's", hlen >= PRE ? msg_src(header) : GEX_RANK_INVALID);
+        gasneti_wire_bad("a payload apart from a message that is not a Long's",
+                         hlen >= PRE ? msg_src(header) : GEX_RANK_INVALID);
     account(header, hlen, is_req);
     arrived_t *a = arrived_get(is_req);
     memcpy(a->hdr, header, hlen);
@@ -237,15 +254,23 @@ static int send_now(gex_Rank_t r, int is_req, const void *msg, size_t len) {
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     ucs_status_ptr_t s = am_send(r, is_req, NULL, 0, msg, len, &p);
-    if (GASNETI_LIKELY(s == NULL)) return 0;
+    if (GASNETI_LIKELY(s == NULL)) {
+        if (GASNETI_UNLIKELY(refused_at[r])) __atomic_store_n(&refused_at[r], 0, __ATOMIC_RELAXED);
+        if (GASNETI_UNLIKELY(len > imm_max)) imm_max = len;
+        return 0;
+    }
     if (UCS_PTR_IS_PTR(s)) { /* (a UCX that made a request anyway: msg must outlive it) */
-        cur_nested = 1; /* what arrives meanwhile is kept for a poll (requests: the toolkit's queue) */
-        while (ucp_request_check_status(s) == UCS_INPROGRESS) gasnetc_ucx_progress();
+        cur_nested = 1;      /* what arrives meanwhile is kept for a poll (requests: the toolkit's queue) */
+        while (ucp_request_check_status(s) == UCS_INPROGRESS)
+            gasnetc_ucx_progress();
         ucp_request_free(s);
         return 0;
     }
     ucs_status_t st = UCS_PTR_STATUS(s);
-    if (st == UCS_ERR_NO_RESOURCE) return 1;
+    if (st == UCS_ERR_NO_RESOURCE) {
+        __atomic_store_n(&refused_at[r], __atomic_load_n(&poll_epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+        return 1;
+    }
     if (st == UCS_ERR_UNSUPPORTED) { /* a UCX without it: every message from a slot */
         imm_ok = 0;
         return 1;
@@ -254,14 +279,16 @@ static int send_now(gex_Rank_t r, int is_req, const void *msg, size_t len) {
     gasnetc_ucx_fail(is_req ? "ucp_am_send_nbx (a request)" : "ucp_am_send_nbx (a reply)", st, r);
 }
 
-/* lock held: send slot i's message, len bytes, to r; the slot is given back at completion */
-static void send_slot(gex_Rank_t r, int is_req, int i, size_t len) {
+/* lock held: send slot i's message, len bytes, to r; the slot is given back at completion.
+ * 1: UCX holds it (pending, or in flight by zero copy or rendezvous) */
+static int send_slot(gex_Rank_t r, int is_req, int i, size_t len) {
     gasnetc_ucx_op_t *o = gasnetc_ucx_op_get(r, is_req ? "ucp_am_send_nbx (a request)" : "ucp_am_send_nbx (a reply)");
     o->slot = i;
     ucp_request_param_t p;
     gasnetc_ucx_op_param(&p, o);
-    if (!gasnetc_ucx_started(am_send(r, is_req, NULL, 0, pool.slot[i].buf, len, &p), o->call, r))
-        gasnetc_ucx_op_complete(o);
+    if (gasnetc_ucx_started(am_send(r, is_req, NULL, 0, pool.slot[i].buf, len, &p), o->call, r)) return 1;
+    gasnetc_ucx_op_complete(o);
+    return 0;
 }
 
 void gasnetc_ucx_slot_done(int slot) { gasneti_slots_put(&pool, slot); }
@@ -298,6 +325,8 @@ size_t gasnetc_long_piece(const gasneti_am_msg_t *m) {
 
 int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
     if (!gasneti_credit_peek(&cr, m->jobrank, m->is_req)) return 1;
+    if (__atomic_load_n(&refused_at[m->jobrank], __ATOMIC_RELAXED) == __atomic_load_n(&poll_epoch, __ATOMIC_RELAXED))
+        return 1;
     if (long_apart(m)) return 0;
     gasneti_am_msg_t first = *m; /* the first piece of a bigger one */
     if (first.nbytes > GASNETC_NET_MEDIUM) first.nbytes = GASNETC_NET_MEDIUM;
@@ -306,16 +335,22 @@ int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
 
 /* from a send slot: built there (src NULL) or copied from src (len bytes, built already) */
 static int send_by_slot(const gasneti_am_msg_t *m, const uint8_t *src, uint32_t len) {
+    if ((m->flags & GEX_FLAG_IMMEDIATE) &&
+        __atomic_load_n(&refused_at[m->jobrank], __ATOMIC_RELAXED) == __atomic_load_n(&poll_epoch, __ATOMIC_RELAXED))
+        return GASNETI_AM_WOULD_BLOCK;
     if (gasneti_lock_room(&gasnetc_ucx_lock, slot_room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
     int i = gasneti_slots_get(&pool);
     if (m->is_req) gasneti_credit_take(&cr, m->jobrank);
     uint8_t *buf = gasneti_slots_buf(&pool, i, MSG_MAX);
     UCX_UNLOCK();
-    if (src) memcpy(buf, src, len);
-    else len = build(buf, m, 0);
+    if (src)
+        memcpy(buf, src, len);
+    else
+        len = build(buf, m, 0);
     UCX_LOCK();
     gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, m->jobrank));
-    send_slot(m->jobrank, m->is_req, i, len);
+    if (send_slot(m->jobrank, m->is_req, i, len) && (m->flags & GEX_FLAG_IMMEDIATE)) /* UCX keeps it: */
+        __atomic_store_n(&refused_at[m->jobrank], poll_epoch, __ATOMIC_RELAXED);     /* the next IMMEDIATE waits */
     gasneti_credit_sent(&cr, m->jobrank, 0);
     if (gasnetc_ucx_verbose) n_slot++;
     UCX_UNLOCK();
@@ -327,7 +362,7 @@ static int send_apart(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     if (gasneti_lock_room(&gasnetc_ucx_lock, credit_room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
     if (m->is_req) gasneti_credit_take(&cr, m->jobrank);
     gasnetc_ucx_op_t *o = gasnetc_ucx_op_get(m->jobrank, m->is_req ? "ucp_am_send_nbx (a Long request)"
-                                                                    : "ucp_am_send_nbx (a Long reply)");
+                                                                   : "ucp_am_send_nbx (a Long reply)");
     UCX_UNLOCK();
     gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
     gasneti_atomic_set(&mine, 0);
@@ -380,7 +415,13 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         if (gasneti_lock_room(&gasnetc_ucx_lock, try_inline, &t, m)) return GASNETI_AM_WOULD_BLOCK;
         if (gasnetc_ucx_verbose && !t.refused) n_inline++;
         UCX_UNLOCK();
-        if (t.refused && send_by_slot(m, t.buf, t.len)) return GASNETI_AM_WOULD_BLOCK;
+        /* an IMMEDIATE one UCX refuses for want of room is refused: it would wait in UCX's
+         * queue for this process's progress, which a sender that stops calling GASNet after
+         * an accepted IMMEDIATE send never gives (test_immediate). One beyond UCX's short
+         * protocol goes from a slot, UCX's eager copy; if UCX queues it the IMMEDIATE sends
+         * after it are refused until this process polls again (send_by_slot). */
+        if (t.refused && (((m->flags & GEX_FLAG_IMMEDIATE) && t.len <= imm_max) || send_by_slot(m, t.buf, t.len)))
+            return GASNETI_AM_WOULD_BLOCK;
     } else if (send_by_slot(m, NULL, 0)) {
         return GASNETI_AM_WOULD_BLOCK;
     }
@@ -395,6 +436,7 @@ static int ucx_poll(int nested) {
     if (!__atomic_load_n(&gasnetc_ucx_up, __ATOMIC_ACQUIRE)) return 0;
     UCX_LOCK();
     cur_nested = nested;
+    __atomic_store_n(&poll_epoch, poll_epoch + 1 ? poll_epoch + 1 : 1, __ATOMIC_RELAXED);
     gasnetc_ucx_progress();
     arrived_t *list = head;
     head = tail = NULL;
@@ -403,7 +445,8 @@ static int ucx_poll(int nested) {
     if (GASNETI_UNLIKELY(gasnetc_ucx_ep_failed)) gasnetc_ucx_report_ep_failure();
     if (!list) return gasneti_defer_run(nested, PRE);
     int n = 0;
-    for (arrived_t *a = list; a; a = a->next, n++) gasneti_wire_deliver(a->msg, PRE, a->len, msg_src(a->msg), a->is_req);
+    for (arrived_t *a = list; a; a = a->next, n++)
+        gasneti_wire_deliver(a->msg, PRE, a->len, msg_src(a->msg), a->is_req);
     UCX_LOCK();
     for (arrived_t *a = list, *next; a; a = next) {
         next = a->next;
@@ -424,11 +467,13 @@ void gasnetc_ucx_am_init(void) {
     long_min = gasnetc_ucx_max_am_header >= HDR_MAX ? (size_t)lm : 0;
     if (long_min && long_min < 64) long_min = 64; /* (smaller ones are cheaper inside) */
     gasneti_credits_init(&cr, CREDITS);
+    refused_at = calloc(gasneti_nodes, sizeof(unsigned));
+    if (!refused_at) gasneti_fatalerror("ucx-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
     gasneti_slots_init(&pool, MAXSEND, MSG_MAX, NULL, NULL);
     for (int id = AM_REQ; id <= AM_REP; id++) {
         ucp_am_handler_param_t h;
-        h.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB |
-                       UCP_AM_HANDLER_PARAM_FIELD_ARG;
+        h.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                       UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
         h.id = (unsigned)id;
         h.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
         h.cb = am_arrived;
@@ -448,7 +493,8 @@ void gasnetc_ucx_am_fini(void) {
 }
 
 void gasnetc_ucx_am_say(void) {
-    fprintf(stderr, "ucx-conduit: rank %u sent %zu AM(s) from the stack, %zu from send slots, %zu Long(s) with the "
+    fprintf(stderr,
+            "ucx-conduit: rank %u sent %zu AM(s) from the stack, %zu from send slots, %zu Long(s) with the "
             "payload apart (GASNET_UCX_LONG_APART=%zu), %zu inside messages; received %zu by rendezvous\n",
             (unsigned)gasneti_mynode, n_inline, n_slot, n_apart, long_min, n_long_inside, n_rndv);
 }

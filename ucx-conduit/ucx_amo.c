@@ -24,27 +24,37 @@
 
 static size_t n_amo; /* GASNET_VERBOSEENV: operations by UCX */
 
-static int is_int(gex_DT_t dt) {
-    return dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_I64 || dt == GEX_DT_U64;
-}
+static int is_int(gex_DT_t dt) { return dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_I64 || dt == GEX_DT_U64; }
 static size_t dt_size(gex_DT_t dt) { return (dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_FLT) ? 4 : 8; }
 
 /* the UCX operation for one GEX_OP_* on dt; -1: not UCX's */
 static int ucx_opcode(gex_DT_t dt, gex_OP_t op) {
     gex_OP_t base = op == GEX_OP_GET ? op : GEX_OP_TO_NONFETCHING(op);
     switch (base) {
-        case GEX_OP_SET: return UCP_ATOMIC_OP_SWAP;
-        case GEX_OP_CAS: return UCP_ATOMIC_OP_CSWAP;
-        case GEX_OP_GET: return UCP_ATOMIC_OP_ADD; /* of 0: floats' bits unchanged too */
-        default: break;
+    case GEX_OP_SET:
+        return UCP_ATOMIC_OP_SWAP;
+    case GEX_OP_CAS:
+        return UCP_ATOMIC_OP_CSWAP;
+    case GEX_OP_GET:
+        return UCP_ATOMIC_OP_ADD; /* of 0: floats' bits unchanged too */
+    default:
+        break;
     }
     if (!is_int(dt)) return -1;
     switch (base) {
-        case GEX_OP_ADD: case GEX_OP_SUB: case GEX_OP_INC: case GEX_OP_DEC: return UCP_ATOMIC_OP_ADD;
-        case GEX_OP_AND: return UCP_ATOMIC_OP_AND;
-        case GEX_OP_OR: return UCP_ATOMIC_OP_OR;
-        case GEX_OP_XOR: return UCP_ATOMIC_OP_XOR;
-        default: return -1;
+    case GEX_OP_ADD:
+    case GEX_OP_SUB:
+    case GEX_OP_INC:
+    case GEX_OP_DEC:
+        return UCP_ATOMIC_OP_ADD;
+    case GEX_OP_AND:
+        return UCP_ATOMIC_OP_AND;
+    case GEX_OP_OR:
+        return UCP_ATOMIC_OP_OR;
+    case GEX_OP_XOR:
+        return UCP_ATOMIC_OP_XOR;
+    default:
+        return -1;
     }
 }
 
@@ -105,6 +115,7 @@ int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *
 }
 
 void gasnetc_ucx_amo_say(void) {
-    if (n_amo) fprintf(stderr, "ucx-conduit: rank %u made %zu atomic operation(s) by ucp_atomic_op_nbx\n",
-                       (unsigned)gasneti_mynode, n_amo);
+    if (n_amo)
+        fprintf(stderr, "ucx-conduit: rank %u made %zu atomic operation(s) by ucp_atomic_op_nbx\n",
+                (unsigned)gasneti_mynode, n_amo);
 }

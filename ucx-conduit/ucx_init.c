@@ -21,6 +21,12 @@
 
 #include <string.h>
 #include <time.h>
+#if __has_include(<ucs/debug/log_def.h>)
+#    include <ucs/debug/log_def.h> /* to keep a refused endpoint mode quiet (connect_all) */
+#    define HAVE_UCS_LOG_HANDLER 1
+#else
+#    define HAVE_UCS_LOG_HANDLER 0
+#endif
 
 gasneti_netlock_t gasnetc_ucx_lock = GASNETI_NETLOCK_INIT;
 ucp_context_h gasnetc_ucx_ctx;
@@ -32,9 +38,9 @@ size_t gasnetc_ucx_max_am_header;
 volatile int gasnetc_ucx_ep_failed;
 int gasnetc_ucx_progressing;
 
-static int shutting_down;          /* gasnetc_network_fini has begun */
-static int err_mode_none;          /* endpoints without peer-failure handling (UCX refused it) */
-static gex_Rank_t failed_rank;     /* the first endpoint error (ep_error) */
+static int shutting_down;      /* gasnetc_network_fini has begun */
+static int err_mode_none;      /* endpoints without peer-failure handling (UCX refused it) */
+static gex_Rank_t failed_rank; /* the first endpoint error (ep_error) */
 static ucs_status_t failed_status;
 static gasnetc_ucx_op_t *free_ops; /* (lock held) */
 
@@ -56,7 +62,8 @@ void gasnetc_ucx_fail(const char *call, ucs_status_t st, gex_Rank_t peer) {
         /* the peer may have died or ended the job: its launcher reports that in one line
          * and asks this process to leave (SIGQUIT ends it inside this wait); only a
          * connection lost otherwise is ours to report */
-        for (int i = 0; i < 300 && !gasneti_exiting; i++) gasneti_sleep_ns(10 * 1000 * 1000);
+        for (int i = 0; i < 300 && !gasneti_exiting; i++)
+            gasneti_sleep_ns(10 * 1000 * 1000);
     }
     char why[160];
     snprintf(why, sizeof(why), "%s (UCX status %d)", ucs_status_string(st), (int)st);
@@ -82,8 +89,10 @@ void gasnetc_ucx_report_ep_failure(void) {
  * --------------------------------------------------------------------------------- */
 gasnetc_ucx_op_t *gasnetc_ucx_op_get(gex_Rank_t peer, const char *call) {
     gasnetc_ucx_op_t *o = free_ops;
-    if (o) free_ops = o->next;
-    else if (!(o = malloc(sizeof(*o)))) gasneti_fatalerror("ucx-conduit: out of memory for an operation");
+    if (o)
+        free_ops = o->next;
+    else if (!(o = malloc(sizeof(*o))))
+        gasneti_fatalerror("ucx-conduit: out of memory for an operation");
     o->lc = o->rc = NULL;
     o->call = call;
     o->peer = peer;
@@ -141,10 +150,10 @@ static void open_context(void) {
 static void open_worker(void) {
     ucp_worker_params_t wp;
     memset(&wp, 0, sizeof(wp));
-    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE | UCP_WORKER_PARAM_FIELD_AM_ALIGNMENT |
-                    UCP_WORKER_PARAM_FIELD_FLAGS;
+    wp.field_mask =
+        UCP_WORKER_PARAM_FIELD_THREAD_MODE | UCP_WORKER_PARAM_FIELD_AM_ALIGNMENT | UCP_WORKER_PARAM_FIELD_FLAGS;
     wp.thread_mode = GASNETI_LOCKS ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
-    wp.am_alignment = 16; /* a Medium's payload is at a 16-byte offset in the message */
+    wp.am_alignment = 16;                           /* a Medium's payload is at a 16-byte offset in the message */
     wp.flags = UCP_WORKER_FLAG_IGNORE_REQUEST_LEAK; /* at exit: what peers never completed */
     ucs_status_t st = ucp_worker_create(gasnetc_ucx_ctx, &wp, &gasnetc_ucx_worker);
     if (st != UCS_OK) gasnetc_ucx_fail("ucp_worker_create", st, GEX_RANK_INVALID);
@@ -159,13 +168,39 @@ static void open_worker(void) {
 static ucs_status_t create_ep(gex_Rank_t r, const void *addr, int mode) {
     ucp_ep_params_t ep;
     memset(&ep, 0, sizeof(ep));
-    ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                    UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep.field_mask =
+        UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
     ep.address = addr;
     ep.err_mode = mode;
     ep.err_handler.cb = ep_error;
     ep.err_handler.arg = (void *)(uintptr_t)r;
     return ucp_ep_create(gasnetc_ucx_worker, &ep, &gasnetc_ucx_ep[r]);
+}
+
+#if HAVE_UCS_LOG_HANDLER
+/* UCX's log while we ask for an endpoint mode it may refuse: its error messages are ours to
+ * report (or not: we fall back), the rest goes on to UCX's own handler */
+static ucs_log_func_rc_t quiet_errors(const char *file, unsigned line, const char *function, ucs_log_level_t level,
+                                      const ucs_log_component_config_t *conf, const char *message, va_list ap) {
+    (void)file, (void)line, (void)function, (void)conf, (void)message, (void)ap;
+    return level <= UCS_LOG_LEVEL_ERROR ? UCS_LOG_FUNC_RC_STOP : UCS_LOG_FUNC_RC_CONTINUE;
+}
+#endif
+
+/* an endpoint with UCP_ERR_HANDLING_MODE_PEER, else (transports without it: UCX_TLS=sm,
+ * say) without error handling */
+static ucs_status_t create_ep_peer_or_none(gex_Rank_t r, const void *addr) {
+    if (err_mode_none) return create_ep(r, addr, UCP_ERR_HANDLING_MODE_NONE);
+#if HAVE_UCS_LOG_HANDLER
+    ucs_log_push_handler(quiet_errors);
+#endif
+    ucs_status_t st = create_ep(r, addr, UCP_ERR_HANDLING_MODE_PEER);
+#if HAVE_UCS_LOG_HANDLER
+    ucs_log_pop_handler();
+#endif
+    if (st != UCS_ERR_UNSUPPORTED && st != UCS_ERR_UNREACHABLE) return st;
+    err_mode_none = 1;
+    return create_ep(r, addr, UCP_ERR_HANDLING_MODE_NONE);
 }
 
 /* every rank's worker address, over the bootstrap, and an endpoint to each */
@@ -176,18 +211,16 @@ static void connect_all(void) {
     if (st != UCS_OK) gasnetc_ucx_fail("ucp_worker_get_address", st, GEX_RANK_INVALID);
     size_t *lens = malloc(gasneti_nodes * sizeof(size_t));
     gasnetc_ucx_ep = calloc(gasneti_nodes, sizeof(ucp_ep_h));
-    if (!lens || !gasnetc_ucx_ep) gasneti_fatalerror("ucx-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    if (!lens || !gasnetc_ucx_ep)
+        gasneti_fatalerror("ucx-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
     uint8_t *all = gasneti_boot_exchange_v(mine, mylen, lens);
     ucp_worker_release_address(gasnetc_ucx_worker, mine);
     size_t off = 0;
     for (gex_Rank_t r = 0; r < gasneti_nodes; off += lens[r++]) {
-        if (!lens[r]) gasneti_fatalerror("ucx-conduit: rank %u (host %s) published no worker address", (unsigned)r,
-                                         gasneti_host_name(r));
-        st = err_mode_none ? UCS_ERR_UNSUPPORTED : create_ep(r, all + off, UCP_ERR_HANDLING_MODE_PEER);
-        if (st == UCS_ERR_UNSUPPORTED || st == UCS_ERR_UNREACHABLE) { /* transports without it: none */
-            err_mode_none = 1;
-            st = create_ep(r, all + off, UCP_ERR_HANDLING_MODE_NONE);
-        }
+        if (!lens[r])
+            gasneti_fatalerror("ucx-conduit: rank %u (host %s) published no worker address", (unsigned)r,
+                               gasneti_host_name(r));
+        st = create_ep_peer_or_none(r, all + off);
         if (st != UCS_OK) gasnetc_ucx_fail("ucp_ep_create", st, r);
     }
     free(all);
@@ -212,7 +245,8 @@ static void say_transports(void) {
             if (!lane) continue;
             char *tl = strchr(lane, ':'), *end;
             if (!tl) continue;
-            for (tl++; *tl == ' '; tl++) {}
+            for (tl++; *tl == ' '; tl++) {
+            }
             if ((end = strchr(tl, ':')) && end - tl < 4) tl = end + 1; /* "2:tcp/lo.0": the resource's index */
             char *arrow = strstr(tl, "->"), *roles = arrow ? strchr(arrow, ' ') : NULL;
             if (roles) roles = strchr(roles + 1, ' ');
@@ -226,8 +260,10 @@ static void say_transports(void) {
     }
     free(info);
     const char *tls = getenv("UCX_TLS");
-    fprintf(stderr, "ucx-conduit: UCX %s, UCX_TLS=%s; endpoint to rank %u: %s; %s worker, %s; AM header up to %zu "
-            "bytes\n", ucp_get_version_string(), tls ? tls : "(unset: UCX's choice)", (unsigned)peer,
+    fprintf(stderr,
+            "ucx-conduit: UCX %s, UCX_TLS=%s; endpoint to rank %u: %s; %s worker, %s; AM header up to %zu "
+            "bytes\n",
+            ucp_get_version_string(), tls ? tls : "(unset: UCX's choice)", (unsigned)peer,
             line[0] ? line : "(no lanes reported)", GASNETI_LOCKS ? "serialized (our lock)" : "single-thread",
             err_mode_none ? "no peer-failure handling (UCX refused it for these transports)"
                           : "peer failures reported (UCP_ERR_HANDLING_MODE_PEER)",

@@ -27,9 +27,9 @@ extern gasneti_netlock_t gasnetc_ucx_lock;
 
 extern ucp_context_h gasnetc_ucx_ctx;
 extern ucp_worker_h gasnetc_ucx_worker;
-extern ucp_ep_h *gasnetc_ucx_ep; /* [gasneti_nodes]: every rank's, this one's and neighbors' included */
-extern int gasnetc_ucx_up;       /* the network is up (some peer is not a neighbor) */
-extern int gasnetc_ucx_verbose;  /* GASNET_VERBOSEENV on rank 0: what the conduit did, at exit */
+extern ucp_ep_h *gasnetc_ucx_ep;         /* [gasneti_nodes]: every rank's, this one's and neighbors' included */
+extern int gasnetc_ucx_up;               /* the network is up (some peer is not a neighbor) */
+extern int gasnetc_ucx_verbose;          /* GASNET_VERBOSEENV on rank 0: what the conduit did, at exit */
 extern size_t gasnetc_ucx_max_am_header; /* the worker's (UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER) */
 
 /* A UCX call about peer (GEX_RANK_INVALID: none) failed with st: gasneti_peer_fail with
@@ -72,11 +72,11 @@ typedef struct gasnetc_ucx_op_s {
     gasneti_counter_t *lc, *rc; /* signalled at completion (NULL: none) */
     const char *call;           /* for the error report */
     gex_Rank_t peer;
-    int slot;                   /* an AM's send slot to give back (ucx_am.c), or -1 */
-    void *result;               /* atomics: where the fetched value goes, size bytes */
+    int slot;     /* an AM's send slot to give back (ucx_am.c), or -1 */
+    void *result; /* atomics: where the fetched value goes, size bytes */
     uint32_t size;
-    uint64_t operand, bounce;   /* atomics: the operand; the reply buffer (CAS's new value in, old out) */
-    uint64_t hdr[16];           /* an AM's header sent with its payload apart (ucx_am.c) */
+    uint64_t operand, bounce; /* atomics: the operand; the reply buffer (CAS's new value in, old out) */
+    uint64_t hdr[16];         /* an AM's header sent with its payload apart (ucx_am.c) */
 } gasnetc_ucx_op_t;
 extern gasnetc_ucx_op_t *gasnetc_ucx_op_get(gex_Rank_t peer, const char *call);
 extern void gasnetc_ucx_op_put(gasnetc_ucx_op_t *o);

@@ -30,11 +30,11 @@ typedef struct seg_s { /* one mapped segment of this process (gasnetc_segment_re
 static seg_t *my_segs;               /* unmapped at gex_Segment_Destroy, or at shut-down */
 static gasnetc_ucx_rkey_t *unpacked; /* every rkey unpacked (lock held) */
 
-static int bound_keys;                     /* GASNET_UCX_RMA_BOUND: segments other than the primordial one */
-static uint8_t *dirty;                     /* [gasneti_nodes]: put to since its last flush (lock held) */
-static gex_Rank_t *dirty_list, *flushing;  /* the dirty ones (lock held); those one flush waits for */
+static int bound_keys;                    /* GASNET_UCX_RMA_BOUND: segments other than the primordial one */
+static uint8_t *dirty;                    /* [gasneti_nodes]: put to since its last flush (lock held) */
+static gex_Rank_t *dirty_list, *flushing; /* the dirty ones (lock held); those one flush waits for */
 static size_t n_dirty;
-static gasneti_counter_t flush_pending;    /* the flush's endpoint flushes not completed */
+static gasneti_counter_t flush_pending; /* the flush's endpoint flushes not completed */
 static size_t n_flushes, n_flush_eps, n_too_big;
 static size_t n_put[GASNET_MAXEPS], n_get[GASNET_MAXEPS]; /* GASNET_VERBOSEENV: by target endpoint */
 #if GASNETI_LOCKS
@@ -50,7 +50,8 @@ void gasnetc_ucx_rma_init(void) {
     dirty = calloc(gasneti_nodes, 1);
     dirty_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
     flushing = calloc(gasneti_nodes, sizeof(gex_Rank_t));
-    if (!dirty || !dirty_list || !flushing) gasneti_fatalerror("ucx-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    if (!dirty || !dirty_list || !flushing)
+        gasneti_fatalerror("ucx-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -87,8 +88,8 @@ size_t gasnetc_segment_register(gex_Segment_t seg, void *key) {
         if (seg->_id) return 0; /* reached by AMs */
         if (st == UCS_ERR_EXCEEDS_LIMIT)
             gasneti_fatalerror("ucx-conduit: the packed rkey of the segment takes %zu bytes, more than the %d of "
-                               "GASNETC_SEGKEY_MAX (ucx_conduit.h); GASNET_UCX_RMA=0 runs RMA by AMs", plen,
-                               GASNETC_SEGKEY_MAX);
+                               "GASNETC_SEGKEY_MAX (ucx_conduit.h); GASNET_UCX_RMA=0 runs RMA by AMs",
+                               plen, GASNETC_SEGKEY_MAX);
         gasnetc_ucx_fail("ucp_mem_map or ucp_rkey_pack (the segment)", st, GEX_RANK_INVALID);
     }
     memcpy(key, packed, plen);
@@ -145,7 +146,7 @@ static inline void unflushed(gex_Rank_t jr) {
 int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, size_t nbytes, gasneti_counter_t *lc,
                 gasneti_counter_t *rc, gex_Flags_t flags) {
     const gasnetc_ucx_rkey_t *k = rkey;
-    (void)flags; /* UCX always takes a put (it queues what cannot go yet): IMMEDIATE never refuses */
+    (void)flags;            /* UCX always takes a put (it queues what cannot go yet): IMMEDIATE never refuses */
     gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
     gasneti_atomic_set(&mine, 0);
     if (!lc) gasneti_counter_add(&mine);
@@ -164,7 +165,8 @@ int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, si
         gasnetc_ucx_op_complete(o);
     UCX_UNLOCK();
     /* (backing off: the put may need the target's progress, and the target our CPU) */
-    while (!lc && gasneti_atomic_read(&mine) != 0) gasneti_poll_backoff(gasnetc_poll());
+    while (!lc && gasneti_atomic_read(&mine) != 0)
+        gasneti_poll_backoff(gasnetc_poll());
     return 0;
 }
 
@@ -215,7 +217,8 @@ void gasnetc_rma_flush(void) {
     UCX_UNLOCK();
     /* at an exit past its timeout, a target that does not poll is given up on: its flush
      * completes (into flush_pending, never on this stack) or not, the process leaves */
-    while (gasneti_atomic_read(&flush_pending) != 0 && !gasneti_exit_overdue()) gasneti_poll_backoff(gasnetc_poll());
+    while (gasneti_atomic_read(&flush_pending) != 0 && !gasneti_exit_overdue())
+        gasneti_poll_backoff(gasnetc_poll());
 #if GASNETI_LOCKS
     pthread_mutex_unlock(&flush_lock);
 #endif
@@ -228,23 +231,28 @@ void gasnetc_ucx_rma_say(void) {
     }
     for (int e = 0; e < GASNET_MAXEPS; e++)
         if (n_put[e] || n_get[e])
-            fprintf(stderr, "ucx-conduit: rank %u native RMA to endpoint %d: %zu put(s) by ucp_put_nbx, %zu get(s) by "
-                    "ucp_get_nbx\n", (unsigned)gasneti_mynode, e, n_put[e], n_get[e]);
+            fprintf(stderr,
+                    "ucx-conduit: rank %u native RMA to endpoint %d: %zu put(s) by ucp_put_nbx, %zu get(s) by "
+                    "ucp_get_nbx\n",
+                    (unsigned)gasneti_mynode, e, n_put[e], n_get[e]);
     fprintf(stderr, "ucx-conduit: rank %u flushed puts' remote completion %zu time(s), by %zu endpoint flush(es)\n",
             (unsigned)gasneti_mynode, n_flushes, n_flush_eps);
     if (n_too_big)
-        fprintf(stderr, "ucx-conduit: rank %u: %zu created segment(s) reached by AMs, their packed rkeys over %d bytes\n",
+        fprintf(stderr,
+                "ucx-conduit: rank %u: %zu created segment(s) reached by AMs, their packed rkeys over %d bytes\n",
                 (unsigned)gasneti_mynode, n_too_big, GASNETC_SEGKEY_MAX);
 }
 
 /* lock held, at shut-down: the rkeys (the core's copies are not used again: the process
  * is leaving), then the mappings of segments still alive */
 void gasnetc_ucx_rma_fini_rkeys(void) {
-    for (gasnetc_ucx_rkey_t *k = unpacked; k; k = k->next) ucp_rkey_destroy(k->rkey);
+    for (gasnetc_ucx_rkey_t *k = unpacked; k; k = k->next)
+        ucp_rkey_destroy(k->rkey);
     unpacked = NULL;
 }
 
 void gasnetc_ucx_rma_fini(void) {
-    for (seg_t *g = my_segs; g; g = g->next) ucp_mem_unmap(gasnetc_ucx_ctx, g->memh);
+    for (seg_t *g = my_segs; g; g = g->next)
+        ucp_mem_unmap(gasnetc_ucx_ctx, g->memh);
     my_segs = NULL;
 }

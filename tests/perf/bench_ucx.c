@@ -84,7 +84,8 @@ static void raw_check(const bench_job_t *j, ucs_status_t st, const char *what) {
 static void raw_wait(const bench_job_t *j, raw_t *r, ucs_status_ptr_t s, const char *what) {
     if (s == NULL) return;
     if (UCS_PTR_IS_ERR(s)) raw_check(j, UCS_PTR_STATUS(s), what);
-    while (ucp_request_check_status(s) == UCS_INPROGRESS) ucp_worker_progress(r->w);
+    while (ucp_request_check_status(s) == UCS_INPROGRESS)
+        ucp_worker_progress(r->w);
     ucp_request_free(s);
 }
 
@@ -107,8 +108,8 @@ static void raw_init(const bench_job_t *j, raw_t *r) {
     ucp_config_release(cfg);
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE, .thread_mode = UCS_THREAD_MODE_SINGLE};
     raw_check(j, ucp_worker_create(r->ctx, &wp, &r->w), "ucp_worker_create");
-    ucp_am_handler_param_t h = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB,
-                                .id = 7, .cb = raw_am};
+    ucp_am_handler_param_t h = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB, .id = 7, .cb = raw_am};
     raw_check(j, ucp_worker_set_am_recv_handler(r->w, &h), "ucp_worker_set_am_recv_handler");
     ucp_address_t *addr;
     size_t alen;
@@ -123,7 +124,8 @@ static void raw_init(const bench_job_t *j, raw_t *r) {
     if (posix_memalign((void **)&r->buf, 4096, BW_BYTES)) bench_fail(j, "out of memory");
     memset(r->buf, 0, BW_BYTES);
     ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
-                               .address = r->buf, .length = BW_BYTES};
+                               .address = r->buf,
+                               .length = BW_BYTES};
     raw_check(j, ucp_mem_map(r->ctx, &mp, &r->memh), "ucp_mem_map");
     void *packed;
     size_t plen;
@@ -149,7 +151,8 @@ static double raw_am_rtt(const bench_job_t *j, raw_t *r, long iters) {
     uint64_t t0 = bench_now_ns();
     for (long i = 0; i < iters; i++) {
         if (j->me == 0) raw_wait(j, r, ucp_am_send_nbx(r->ep, 7, NULL, 0, NULL, 0, &p), "ucp_am_send_nbx");
-        while (raw_got <= i) ucp_worker_progress(r->w);
+        while (raw_got <= i)
+            ucp_worker_progress(r->w);
         if (j->me == 1) raw_wait(j, r, ucp_am_send_nbx(r->ep, 7, NULL, 0, NULL, 0, &p), "ucp_am_send_nbx");
     }
     double us = (double)(bench_now_ns() - t0) / (double)iters / 1000.0;
@@ -204,7 +207,8 @@ static double put_pingpong(const bench_job_t *j) {
     uint64_t t0 = bench_now_ns();
     for (uint64_t i = 1; i <= (uint64_t)LAT_ITERS; i++) {
         if (j->me == 0) gex_RMA_PutNBI(j->tm, 1, theirs, &i, 8, GEX_EVENT_NOW, 0);
-        while (*mine != i) gasnet_AMPoll();
+        while (*mine != i)
+            gasnet_AMPoll();
         if (j->me == 1) gex_RMA_PutNBI(j->tm, 0, theirs, &i, 8, GEX_EVENT_NOW, 0);
     }
     double us = (double)(bench_now_ns() - t0) / LAT_ITERS / 2 / 1000.0;
@@ -284,9 +288,11 @@ static double long_bw(const bench_job_t *j, const char *buf, size_t n) {
     if (j->me == 0) {
         long want = long_acks + LONG_COUNT;
         for (int i = 0; i < LONG_COUNT; i++)
-            gex_AM_RequestLong0(j->tm, 1, H_LONG, (void *)buf, n, (char *)j->peer_seg + BULK_OFF + i * n, GEX_EVENT_GROUP, 0);
+            gex_AM_RequestLong0(j->tm, 1, H_LONG, (void *)buf, n, (char *)j->peer_seg + BULK_OFF + i * n,
+                                GEX_EVENT_GROUP, 0);
         gex_NBI_Wait(GEX_EC_AM, 0);
-        while (long_acks < want) gasnet_AMPoll();
+        while (long_acks < want)
+            gasnet_AMPoll();
     }
     double s = (double)(bench_now_ns() - t0) * 1e-9;
     bench_barrier(j);
@@ -317,7 +323,8 @@ int main(int argc, char **argv) {
     int rtt_only = only && !strcmp(only, "rtt");
     uint64_t *buf = malloc(BW_BYTES);
     if (!buf) bench_fail(&j, "out of memory");
-    for (size_t i = 0; i < BW_BYTES / 8; i++) buf[i] = pattern(i);
+    for (size_t i = 0; i < BW_BYTES / 8; i++)
+        buf[i] = pattern(i);
     gex_AD_t ad;
     gex_AD_Create(&ad, j.tm, GEX_DT_U64, GEX_OP_FADD, 0);
     double rtt = 1e30, raw_rtt = 1e30, ppong = 1e30, put = 1e30, get = 1e30, bw = 0, nbi = 1e30, raw_nbi = 1e30;
