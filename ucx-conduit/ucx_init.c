@@ -39,7 +39,8 @@ volatile int gasnetc_ucx_ep_failed;
 int gasnetc_ucx_progressing;
 
 static int shutting_down;      /* gasnetc_network_fini has begun */
-static int err_mode_none;      /* endpoints without peer-failure handling (UCX refused it) */
+static int err_mode_none;      /* endpoints without peer-failure handling: 1 UCX refused it, 2 GASNET_UCX_PEER_FAILURE=0 */
+static gex_Rank_t n_mode_none; /* how many UCX refused it (their transports cannot tell) */
 static gex_Rank_t failed_rank; /* the first endpoint error (ep_error) */
 static ucs_status_t failed_status;
 static gasnetc_ucx_op_t *free_ops; /* (lock held) */
@@ -188,9 +189,9 @@ static ucs_log_func_rc_t quiet_errors(const char *file, unsigned line, const cha
 #endif
 
 /* an endpoint with UCP_ERR_HANDLING_MODE_PEER, else (transports without it: UCX_TLS=sm,
- * say) without error handling */
+ * say) without error handling (each peer's transports decide for it) */
 static ucs_status_t create_ep_peer_or_none(gex_Rank_t r, const void *addr) {
-    if (err_mode_none) return create_ep(r, addr, UCP_ERR_HANDLING_MODE_NONE);
+    if (err_mode_none == 2) return create_ep(r, addr, UCP_ERR_HANDLING_MODE_NONE);
 #if HAVE_UCS_LOG_HANDLER
     ucs_log_push_handler(quiet_errors);
 #endif
@@ -200,11 +201,13 @@ static ucs_status_t create_ep_peer_or_none(gex_Rank_t r, const void *addr) {
 #endif
     if (st != UCS_ERR_UNSUPPORTED && st != UCS_ERR_UNREACHABLE) return st;
     err_mode_none = 1;
+    n_mode_none++;
     return create_ep(r, addr, UCP_ERR_HANDLING_MODE_NONE);
 }
 
 /* every rank's worker address, over the bootstrap, and an endpoint to each */
 static void connect_all(void) {
+    if (!gasneti_getenv_yesno("GASNET_UCX_PEER_FAILURE", 1)) err_mode_none = 2;
     ucp_address_t *mine;
     size_t mylen;
     ucs_status_t st = ucp_worker_get_address(gasnetc_ucx_worker, &mine, &mylen);
@@ -260,13 +263,17 @@ static void say_transports(void) {
     }
     free(info);
     const char *tls = getenv("UCX_TLS");
+    char errs[128];
+    if (err_mode_none == 2) snprintf(errs, sizeof(errs), "no peer-failure handling (GASNET_UCX_PEER_FAILURE=0)");
+    else if (n_mode_none)
+        snprintf(errs, sizeof(errs), "no peer-failure handling to %u of %u ranks (UCX refused it for their transports)",
+                 (unsigned)n_mode_none, (unsigned)gasneti_nodes);
+    else snprintf(errs, sizeof(errs), "peer failures reported (UCP_ERR_HANDLING_MODE_PEER)");
     fprintf(stderr,
             "ucx-conduit: UCX %s, UCX_TLS=%s; endpoint to rank %u: %s; %s worker, %s; AM header up to %zu "
             "bytes\n",
             ucp_get_version_string(), tls ? tls : "(unset: UCX's choice)", (unsigned)peer,
-            line[0] ? line : "(no lanes reported)", GASNETI_LOCKS ? "serialized (our lock)" : "single-thread",
-            err_mode_none ? "no peer-failure handling (UCX refused it for these transports)"
-                          : "peer failures reported (UCP_ERR_HANDLING_MODE_PEER)",
+            line[0] ? line : "(no lanes reported)", GASNETI_LOCKS ? "serialized (our lock)" : "single-thread", errs,
             gasnetc_ucx_max_am_header);
 }
 
