@@ -38,38 +38,3 @@ GASNET_CONDUIT([ofi], [build ofi-conduit: Active Messages over libfabric, launch
 ])
 AC_SUBST([OFI_CPPFLAGS])
 AC_SUBST([OFI_LIBS])
-
-# The external spawners of ofi (other/gasneti_spawn_ext.c): each is a plugin the library
-# loads when a job asks for it, so ofi clients link neither MPI nor PMIx.
-#   mpi: built with the MPI wrapper's flags when mpi-conduit is (its checks found MPI);
-#        jobs start through gasnetrun_mpi.
-#   pmi: built when pkg-config finds PMIx (package pmix: Debian's libpmix-dev) and a PMIx
-#        program links. Substitutes PMIX_CPPFLAGS and PMIX_LIBS.
-gasnet_ofi_spawn_mpi=no gasnet_ofi_spawn_pmi=no
-AS_IF([test "$gasnet_conduit_ok" = yes], [
-  AS_CASE([" $GASNET_CONDUITS_ENABLED "], [*" mpi "*], [gasnet_ofi_spawn_mpi=yes])
-  AC_MSG_CHECKING([for PMIx with pkg-config (the pmi spawner)])
-  AS_IF([test -n "$PKG_CONFIG" && $PKG_CONFIG --exists pmix 2>/dev/null],
-    [PMIX_CPPFLAGS=`$PKG_CONFIG --cflags pmix`
-     PMIX_LIBS=`$PKG_CONFIG --libs pmix`
-     gasnet_pmix_version=`$PKG_CONFIG --modversion pmix`
-     AC_MSG_RESULT([version $gasnet_pmix_version])
-     gasnet_ofi_save_CPPFLAGS=$CPPFLAGS gasnet_ofi_save_LIBS=$LIBS
-     CPPFLAGS="$CPPFLAGS $PMIX_CPPFLAGS" LIBS="$PMIX_LIBS $LIBS"
-     AC_MSG_CHECKING([whether a PMIx program compiles and links])
-     AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <pmix.h>]], [[pmix_proc_t p; return PMIx_Init(&p, 0, 0);]])],
-       [AC_MSG_RESULT([yes]); gasnet_ofi_spawn_pmi=yes],
-       [AC_MSG_RESULT([no (see config.log)])])
-     CPPFLAGS=$gasnet_ofi_save_CPPFLAGS LIBS=$gasnet_ofi_save_LIBS],
-    [AC_MSG_RESULT([no (Debian: apt-get install libpmix-dev)])])
-  gasnet_ofi_spawners="local ssh custom"
-  AS_IF([test $gasnet_ofi_spawn_mpi = yes], [gasnet_ofi_spawners="$gasnet_ofi_spawners mpi"],
-        [gasnet_ofi_spawners="$gasnet_ofi_spawners (mpi: no MPI)"])
-  AS_IF([test $gasnet_ofi_spawn_pmi = yes], [gasnet_ofi_spawners="$gasnet_ofi_spawners pmi (PMIx $gasnet_pmix_version)"],
-        [gasnet_ofi_spawners="$gasnet_ofi_spawners (pmi: no PMIx)"])
-  GASNET_SUMMARY_ADD([], [ofi spawners: $gasnet_ofi_spawners])
-])
-AM_CONDITIONAL([GASNET_SPAWN_MPI_PLUGIN], [test $gasnet_ofi_spawn_mpi = yes])
-AM_CONDITIONAL([GASNET_SPAWN_PMI_PLUGIN], [test $gasnet_ofi_spawn_pmi = yes])
-AC_SUBST([PMIX_CPPFLAGS])
-AC_SUBST([PMIX_LIBS])

@@ -112,7 +112,7 @@ always)
     case "$CONDUIT" in
         udp) zero_var=-np ;;
         mpi) zero_var=-n ;;
-        ofi) zero_var=-np ;;
+        ofi | ucx) zero_var=-np ;;
         *) zero_var=GASNET_PSHM_NODES ;;
     esac
     # mpi: mpirun ends the ranks that did not report the error with SIGTERM, and each says

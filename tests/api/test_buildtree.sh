@@ -140,7 +140,7 @@ check_tree() {
 check_configure() {
     local cfg=$tmp/cfg log=$tmp/cfg.log
     mkdir -p "$cfg"
-    if ! (cd "$cfg" && "$SRCDIR/configure" --disable-udp --disable-mpi --disable-ofi --enable-smp \
+    if ! (cd "$cfg" && "$SRCDIR/configure" --disable-udp --disable-mpi --disable-ofi --disable-ucx --enable-smp \
             --with-cc=gcc --with-cxx=g++ --with-cflags='-O1 -DTEST_BUILDTREE_C' \
             --with-cxxflags='-O1 -DTEST_BUILDTREE_CXX' --disable-parsync --enable-seq --enable-par \
             --enable-pthreads --disable-segment-everything --disable-debug > "$log" 2>&1); then
@@ -166,7 +166,7 @@ check_configure() {
     local opt
     for opt in "--disable-pthreads --enable-par" "--enable-segment-everything" "--with-cc"; do
         mkdir -p "$tmp/bad" && rm -rf "$tmp/bad"/*
-        if (cd "$tmp/bad" && "$SRCDIR/configure" --disable-udp --disable-mpi --disable-ofi $opt > "$tmp/bad.log" 2>&1); then
+        if (cd "$tmp/bad" && "$SRCDIR/configure" --disable-udp --disable-mpi --disable-ofi --disable-ucx $opt > "$tmp/bad.log" 2>&1); then
             bad "configure $opt succeeded"
         else
             local msg

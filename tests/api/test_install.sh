@@ -20,6 +20,8 @@
 #   - with ofi-conduit built: the same for its files and bin/gasnetrun_ofi (the clients
 #     built with ofi-par.mak and pkg-config gasnet-ofi-par run with 2 processes over
 #     libfabric, PSHM off), and bin/gasnetrun_ofi refuses a program built for smp;
+#   - with ucx-conduit built: the same for its files and bin/gasnetrun_ucx (clients built
+#     with ucx-par.mak and pkg-config gasnet-ucx-par, 2 processes over UCX, PSHM off);
 #   - with mpi-conduit built: the same for its files and bin/gasnetrun_mpi, GASNET_LD of
 #     mpi-par.mak is the MPI wrapper, and the clients (mpi-par.mak, and pkg-config
 #     gasnet-mpi-par linked by its GASNET_LD) run with 2 processes over MPI;
@@ -414,6 +416,36 @@ if [ -f "$BUILDDIR/ofi-conduit/libgasnet-ofi-par.a" ]; then
         else
             okmsg "bin/gasnetrun_ofi refuses an smp program: $(head -n 1 "$tmp/omak/wrong.out")"
         fi
+    fi
+fi
+
+# ---- ucx-conduit, when it was built: its files, and the client built with ucx-par.mak and
+# with pkg-config, run through the installed bin/gasnetrun_ucx without PSHM ----
+if [ -f "$BUILDDIR/ucx-conduit/libgasnet-ucx-par.a" ]; then
+    for f in include/ucx-conduit/gasnet_core.h include/ucx-conduit/ucx-seq.mak include/ucx-conduit/ucx-par.mak \
+             include/ucx-conduit/ucx-parsync.mak lib/libgasnet-ucx-seq.a lib/libgasnet-ucx-par.a \
+             lib/libgasnet-ucx-parsync.a lib/pkgconfig/gasnet-ucx-seq.pc lib/pkgconfig/gasnet-ucx-par.pc \
+             lib/pkgconfig/gasnet-ucx-parsync.pc; do
+        [ -e "$ROOT/$f" ] || bad "missing $f"
+    done
+    [ -x "$ROOT/bin/gasnetrun_ucx" ] || bad "missing bin/gasnetrun_ucx"
+    mkdir -p "$tmp/xmak" "$tmp/xpc"
+    sed "s|smp-conduit/smp-par.mak|ucx-conduit/ucx-par.mak|" "$tmp/mak/Makefile" > "$tmp/xmak/Makefile"
+    check_ucx() { check_net "$1" "$2" gasnetrun_ucx UCX UCX; }
+    if (cd "$tmp/xmak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+        check_ucx "$tmp/xmak" "ucx-par.mak"
+    else
+        bad "building with ucx-par.mak failed:"; cat "$tmp/xmak/build.log"
+    fi
+    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-ucx-par 2>"$tmp/xpc/pc.err"); then
+        cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-ucx-par)
+        if (cd "$tmp/xpc" && ${cc:-cc} -o x ../x.c $pc > build.log 2>&1); then
+            check_ucx "$tmp/xpc" "pkg-config gasnet-ucx-par"
+        else
+            bad "building with pkg-config gasnet-ucx-par failed:"; cat "$tmp/xpc/build.log"
+        fi
+    else
+        bad "pkg-config --cflags --libs gasnet-ucx-par failed:"; cat "$tmp/xpc/pc.err"
     fi
 fi
 

@@ -1,8 +1,9 @@
 #!/bin/bash
-# tests/api/test_launcher.sh: the shared launcher (amudprun for udp, gasnetrun_ofi for ofi:
+# tests/api/test_launcher.sh: the shared launcher (amudprun for udp, gasnetrun_ofi for ofi,
+# gasnetrun_ucx for ucx:
 # other/gasneti_run.c) and self-spawn, from the outside, with tests/api/test_launch (which
 # prints what each process was given).
-#   test_launcher.sh LAUNCHER PROG FAKE_SSH [CONDUIT]     (CONDUIT: udp (default) or ofi)
+#   test_launcher.sh LAUNCHER PROG FAKE_SSH [CONDUIT]     (CONDUIT: udp (default), ofi or ucx)
 # Checks: arguments with spaces, quotes, empty ones and shell characters reach every rank
 # unchanged, with -spawn L, S (ssh, here tests/harness/fake-ssh, which starts the command
 # in a clean environment) and C (GASNET_CSPAWN_CMD with %R %N %H %C), and when the program
@@ -15,13 +16,13 @@
 # without the job key is refused and counted while the job goes on; datagrams from
 # strangers (short, random, large) at the ranks' UDP ports are dropped and counted while
 # the job completes; SIGTERM and SIGINT to the launcher end every process within 10 s
-# with status 128+signal. udp only: the foreign datagrams. ofi only: -spawner=ssh and
-# GASNET_OFI_SPAWNER=ssh, GASNET_SSH_SERVERS alone choosing ssh (ofi's mpi and pmi
+# with status 128+signal. udp only: the foreign datagrams. ofi and ucx only: -spawner=ssh
+# and GASNET_<C>_SPAWNER=local, GASNET_SSH_SERVERS alone choosing ssh (their mpi and pmi
 # spawners: test_ofispawn.sh). udp only: -spawn mpi refused with a message naming it.
 # Nothing is left running.
 # Layer: tests (driver).
 set -u
-[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: test_launcher.sh LAUNCHER PROG FAKE_SSH [udp|ofi]" >&2; exit 2; }
+[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: test_launcher.sh LAUNCHER PROG FAKE_SSH [udp|ofi|ucx]" >&2; exit 2; }
 AMUDPRUN=$1 PROG=$2 FAKE_SSH=$3 CONDUIT=${4:-udp}
 NAME=test_${CONDUIT}launch
 for f in "$AMUDPRUN" "$PROG" "$FAKE_SSH"; do
@@ -141,7 +142,8 @@ mistake "-np abc" "-np abc" "$AMUDPRUN" -np abc "$PROG"
 mistake "-spawn X" "spawn function 'X'" "$AMUDPRUN" -np 2 -spawn X "$PROG"
 mistake "spawn S without servers" "GASNET_SSH_SERVERS" "$AMUDPRUN" -np 2 -spawn S "$PROG"
 [ "$CONDUIT" = udp ] && mistake "-spawn mpi" "mpi spawner is not available with this conduit" "$AMUDPRUN" -np 2 -spawn mpi "$PROG"
-if [ "$CONDUIT" = ofi ]; then
+if [ "$CONDUIT" = ofi ] || [ "$CONDUIT" = ucx ]; then
+    SPVAR=GASNET_$(echo "$CONDUIT" | tr a-z A-Z)_SPAWNER
     TEST_FWD=$FWD FAKE_SSH_LOG=$log GASNET_SSH_CMD=$FAKE_SSH GASNET_SSH_SERVERS="hostC hostD" GASNET_MASTERIP=127.0.0.1 \
         run "$AMUDPRUN" -n 2 -spawner=ssh "$PROG" "${ARGS[@]}"
     st=$?
@@ -153,9 +155,9 @@ if [ "$CONDUIT" = ofi ]; then
     if [ $st -ne 0 ]; then bad "GASNET_SSH_SERVERS alone: status $st"
     elif [ "$(sort -u "$log" 2>/dev/null)" != hostE ]; then bad "GASNET_SSH_SERVERS alone did not start ranks by ssh on hostE"
     elif check_ranks 2 "ssh by default"; then ok "GASNET_SSH_SERVERS alone selects the ssh spawner"; fi
-    TEST_FWD=$FWD GASNET_SSH_SERVERS="hostF" GASNET_OFI_SPAWNER=local run "$AMUDPRUN" -n 2 "$PROG" "${ARGS[@]}"
+    (export "$SPVAR=local"; TEST_FWD=$FWD GASNET_SSH_SERVERS="hostF" run "$AMUDPRUN" -n 2 "$PROG" "${ARGS[@]}")
     st=$?
-    if [ $st -ne 0 ]; then bad "GASNET_OFI_SPAWNER=local: status $st"; elif check_ranks 2 "GASNET_OFI_SPAWNER=local"; then ok "GASNET_OFI_SPAWNER=local wins over a host list"; fi
+    if [ $st -ne 0 ]; then bad "$SPVAR=local: status $st"; elif check_ranks 2 "$SPVAR=local"; then ok "$SPVAR=local wins over a host list"; fi
 fi
 
 # ---- a running job: foreign control connections and datagrams ----

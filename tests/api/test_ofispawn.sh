@@ -1,13 +1,14 @@
 #!/bin/bash
-# tests/api/test_ofispawn.sh: the external spawners of ofi-conduit (mpi: mpirun and a
+# tests/api/test_ofispawn.sh: the external spawners of ofi-conduit and ucx-conduit (the
+# conduit: PROG's name, test_launch-<conduit>-<mode>) (mpi: mpirun and a
 # bootstrap over MPI; pmi: a PMIx launcher, here Open MPI's mpirun, and a bootstrap over
 # PMIx) from the outside, with tests/api/test_launch (which prints what each process was
 # given).
-#   test_ofispawn.sh GASNETRUN_OFI PROG mpi|pmi
+#   test_ofispawn.sh GASNETRUN_OFI|GASNETRUN_UCX PROG mpi|pmi
 # Checks, for the spawner given: arguments with spaces, quotes, empty ones and shell
 # characters, and a variable with spaces, reach every rank unchanged when the job is
-# started by `gasnetrun_ofi -spawner=X`, by GASNET_OFI_SPAWNER=X, by mpirun directly
-# (GASNET_OFI_SPAWNER=X in the environment) and by the program itself (`PROG N args`);
+# started by `gasnetrun_<c> -spawner=X`, by GASNET_<C>_SPAWNER=X, by mpirun directly
+# (GASNET_<C>_SPAWNER=X in the environment) and by the program itself (`PROG N args`);
 # the ranks joined through the spawner's plugin (GASNET_VERBOSEENV's line); pmi:
 # PMIRUN_CMD's template is used (a fixed argument before %A); gasnet_exit(5) on one rank
 # is the job's status; the program run directly with the spawner asked for but no
@@ -15,9 +16,12 @@
 # first through GASNET_SPAWN_PLUGIN_DIR) is passed over, named, and the job runs. Nothing is left running.
 # Layer: tests (driver).
 set -u
-[ $# -eq 3 ] || { echo "usage: test_ofispawn.sh GASNETRUN_OFI PROG mpi|pmi" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "usage: test_ofispawn.sh GASNETRUN_OFI|GASNETRUN_UCX PROG mpi|pmi" >&2; exit 2; }
 RUN=$1 PROG=$2 SP=$3
-NAME="test_ofispawn-$SP"
+C=${PROG##*/test_launch-}
+C=${C%%-*}
+SPVAR=GASNET_$(echo "$C" | tr a-z A-Z)_SPAWNER
+NAME="test_${C}spawn-$SP"
 for f in "$RUN" "$PROG"; do
     [ -x "$f" ] || { echo "FAIL $NAME: not executable: $f"; exit 1; }
 done
@@ -71,7 +75,7 @@ check() {
         grep -qx "rank $r: TEST_FWD $(hexof "$FWD")" "$out" || { bad "$name: rank $r: TEST_FWD not forwarded"; return 1; }
         grep -qx "rank $r: done" "$out" || { bad "$name: rank $r did not finish"; return 1; }
     done
-    grep -q "ofi-conduit: job .* of $n ranks, started by the $SP spawner" "$err" ||
+    grep -q "$C-conduit: job .* of $n ranks, started by the $SP spawner" "$err" ||
         { bad "$name: rank 0 did not report joining through the $SP spawner"; return 1; }
     echo "ok   $name"
 }
@@ -83,21 +87,21 @@ TEST_FWD="$FWD" run "$RUN" -n 3 -spawner="$SP" "$PROG" "${ARGS[@]}"
 st=$?
 check 3 "-spawner=$SP: arguments and environment reach 3 ranks"
 
-TEST_FWD="$FWD" GASNET_OFI_SPAWNER=$SP run "$RUN" -n 2 "$PROG" "${ARGS[@]}"
+(export "$SPVAR=$SP"; TEST_FWD="$FWD" run "$RUN" -n 2 "$PROG" "${ARGS[@]}")
 st=$?
-check 2 "GASNET_OFI_SPAWNER=$SP"
+check 2 "$SPVAR=$SP"
 
-TEST_FWD="$FWD" GASNET_OFI_SPAWNER=$SP run "$MPIRUN" -x TEST_FWD -x GASNET_OFI_SPAWNER -x GASNET_VERBOSEENV \
-    -n 2 "$PROG" "${ARGS[@]}"
+(export "$SPVAR=$SP"; TEST_FWD="$FWD" run "$MPIRUN" -x TEST_FWD -x "$SPVAR" -x GASNET_VERBOSEENV \
+    -n 2 "$PROG" "${ARGS[@]}")
 st=$?
-check 2 "started by $MPIRUN directly, GASNET_OFI_SPAWNER=$SP"
+check 2 "started by $MPIRUN directly, $SPVAR=$SP"
 
-TEST_FWD="$FWD" GASNET_OFI_SPAWNER=$SP run "$PROG" 2 "${ARGS[@]}"
+(export "$SPVAR=$SP"; TEST_FWD="$FWD" run "$PROG" 2 "${ARGS[@]}")
 st=$?
-check 2 "the program starting itself (PROG 2 args), GASNET_OFI_SPAWNER=$SP"
+check 2 "the program starting itself (PROG 2 args), $SPVAR=$SP"
 
 if [ "$SP" = pmi ]; then
-    TEST_FWD="$FWD" PMIRUN_CMD="$MPIRUN -x TEST_FWD -x GASNET_OFI_SPAWNER -x GASNET_VERBOSEENV -n %N %P fixed %A" \
+    TEST_FWD="$FWD" PMIRUN_CMD="$MPIRUN -x TEST_FWD -x $SPVAR -x GASNET_VERBOSEENV -n %N %P fixed %A" \
         run "$RUN" -n 2 -spawner=pmi "$PROG" "${ARGS[@]}"
     st=$?
     check 2 "PMIRUN_CMD with a fixed argument before %A" fixed
@@ -107,7 +111,7 @@ TEST_EXIT_CODE=5 run "$RUN" -n 2 -spawner="$SP" "$PROG"
 st=$?
 if [ $st -eq 5 ]; then echo "ok   gasnet_exit(5) on one rank: job status 5"; else bad "gasnet_exit(5): status $st"; fi
 
-GASNET_OFI_SPAWNER=$SP run "$PROG"
+(export "$SPVAR=$SP"; run "$PROG")
 st=$?
 lines=$(grep -c . "$err")
 if [ $st -ne 0 ] && [ "$lines" -eq 1 ] && grep -q "run this program as" "$err"; then

@@ -1,32 +1,42 @@
 #!/bin/bash
 # tests/api/test_segrma.sh: native RMA into created, bound and published segments on
-# ofi-conduit. Runs PROG (test_segrma, which checks every byte) with GASNET_VERBOSEENV=1
-# and compares what rank 0 says it sent to endpoints 1 and 2 of processes outside its
-# neighbourhood ("test_segrma: rank 0 expects P puts and G gets to endpoint E by the
-# network") with what the conduit reports it did ("ofi-conduit: rank 0 native RMA to
-# endpoint E: P put(s) by fi_write, G get(s) by fi_read"); they must be equal and above 0.
-#   rma    PSHM off (GASNET_SUPERNODE_MAXSIZE=1): every peer by fi_write/fi_read.
+# ofi-conduit and ucx-conduit (the conduit: PROG's name, test_segrma-<conduit>-<mode>).
+# Runs PROG (test_segrma, which checks every byte) with GASNET_VERBOSEENV=1 and compares
+# what rank 0 says it sent to endpoints 1 and 2 of processes outside its neighbourhood
+# ("test_segrma: rank 0 expects P puts and G gets to endpoint E by the network") with what
+# the conduit reports it did ("<c>-conduit: rank 0 native RMA to endpoint E: P put(s) by
+# fi_write|ucp_put_nbx, G get(s) by ...": they must be equal and above 0.
+#   rma    PSHM off (GASNET_SUPERNODE_MAXSIZE=1): every peer by the network's RMA.
 #          With N >= 4 also GASNET_SUPERNODE_MAXSIZE=2: neighbours by load/store (not
 #          counted), the others by the network.
-#          Then the same with GASNET_OFI_RMA_BOUND=0 (only the primordial segment gets a
+#          Then the same with GASNET_<C>_RMA_BOUND=0 (only the primordial segment gets a
 #          key): test_segrma still passes (by AMs) and the comparison must FAIL: the
 #          check notices when created segments are not reached natively.
-#   flush  GASNET_OFI_RMA_FLUSH=1 with PROG flush 1000 (1000 NBI puts into endpoint 1 of
-#          rank 1, one gex_NBI_Wait): rank 0 must report 1000 puts by fi_write and exactly
-#          one flush ("flushed puts' remote completion 1 time(s)"); and without
-#          GASNET_OFI_RMA_FLUSH no flush at all. The provider (FI_PROVIDER) must order a
-#          read after a write (tcp;ofi_rxm does not say so: docs/ofi-conduit.md).
-#   exit   GASNET_OFI_RMA_FLUSH=1 with PROG exit: rank 0 leaves a put to rank 1 unsynced
+#   flush  PROG flush 1000 (1000 NBI puts into endpoint 1 of rank 1, one gex_NBI_Wait):
+#          rank 0 must report 1000 puts by the network and exactly one flush ("flushed
+#          puts' remote completion 1 time(s)"). ofi: with GASNET_OFI_RMA_FLUSH=1 (one
+#          fi_read), and without it no flush at all; the provider (FI_PROVIDER) must order
+#          a read after a write (tcp;ofi_rxm does not say so: docs/ofi-conduit.md). ucx:
+#          always (one endpoint flush); with GASNET_UCX_RMA=0 (puts by AMs) no flush.
+#   exit   (ofi: GASNET_OFI_RMA_FLUSH=1) PROG exit: rank 0 leaves a put to rank 1 unsynced
 #          and calls gasnet_exit(7) while rank 1 never polls; the exit's flush must give
 #          up at GASNET_EXITTIMEOUT=2 s: status 7 within 15 s, and rank 0 reports the one
-#          flush (the mode was on). The provider must need the target's polling for an
-#          fi_read (manual progress: udp;ofi_rxd), else the flush completes anyway.
+#          flush (the mode was on). The network must need the target's polling for the
+#          flush (manual progress: udp;ofi_rxd; ucx over tcp), else it completes anyway.
 # Usage: test_segrma.sh GASNET_RUN N PROG rma|flush|exit
-# The provider comes from the caller's environment. Prints one line; exits 0 on success,
-# 1 on failure (with the job's output). Layer: tests (driver).
+# The provider or transports come from the caller's environment (FI_PROVIDER, UCX_TLS).
+# Prints one line; exits 0 on success, 1 on failure (with the job's output). Layer: tests
+# (driver).
 set -u
 [ $# -eq 4 ] || { echo "usage: test_segrma.sh GASNET_RUN N PROG rma|flush|exit" >&2; exit 2; }
 RUN=$1 N=$2 PROG=$3 MODE=$4
+C=${PROG##*/test_segrma-}
+C=${C%%-*}
+case "$C" in
+    ofi) CU=OFI FLUSH_ON=GASNET_OFI_RMA_FLUSH=1 FLUSH_OFF=GASNET_OFI_RMA_FLUSH=0 HOW="by fi_write" FLUSHED="by 1 fi_read(s)" ;;
+    ucx) CU=UCX FLUSH_ON=GASNET_UCX_RMA=1 FLUSH_OFF=GASNET_UCX_RMA=0 HOW="by ucp_put_nbx" FLUSHED="by 1 endpoint flush(es)" ;;
+    *) echo "test_segrma.sh: a program of ofi or ucx, not '$PROG'" >&2; exit 2 ;;
+esac
 summary="" out=""
 fail() { echo "test_segrma.sh: FAIL ($label): $*"; echo "$out"; exit 1; }
 # job LABEL [VAR=VALUE...] -- [ARGS...]: runs PROG, requires its PASS
@@ -36,7 +46,7 @@ job() {
     local envs=()
     while [ "$1" != "--" ]; do envs+=("$1"); shift; done
     shift
-    out=$(env GASNET_VERBOSEENV=1 "${envs[@]}" "$RUN" -c ofi -n "$N" -t 300 "$PROG" "$@" 2>&1)
+    out=$(env GASNET_VERBOSEENV=1 "${envs[@]}" "$RUN" -c "$C" -n "$N" -t 300 "$PROG" "$@" 2>&1)
     local st=$?
     [ "$st" -eq 0 ] || fail "the job ended with status $st"
     echo "$out" | grep -q "^test_segrma: PASS" || fail "no PASS line"
@@ -50,7 +60,7 @@ native_ok() {
         line=$(echo "$out" | grep -m1 "^test_segrma: rank 0 expects .* to endpoint $e by")
         [[ "$line" =~ expects\ ([0-9]+)\ puts\ and\ ([0-9]+)\ gets ]] || { why="no expectation for endpoint $e"; return 1; }
         P=${BASH_REMATCH[1]} G=${BASH_REMATCH[2]}
-        line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 native RMA to endpoint $e:")
+        line=$(echo "$out" | grep -m1 "^$C-conduit: rank 0 native RMA to endpoint $e:")
         p=0 g=0
         [[ "$line" =~ ([0-9]+)\ put.*\ ([0-9]+)\ get ]] && p=${BASH_REMATCH[1]} g=${BASH_REMATCH[2]}
         (( P > 0 && G > 0 )) || { why="rank 0 expects no native RMA to endpoint $e (no peer off its host?)"; return 1; }
@@ -68,34 +78,34 @@ rma)
         native_ok || fail "$why"
         summary="$summary; neighbourhoods of 2: $counts"
     fi
-    job bound0 GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_RMA_BOUND=0 --
+    job bound0 GASNET_SUPERNODE_MAXSIZE=1 GASNET_${CU}_RMA_BOUND=0 --
     native_ok && fail "native RMA to created segments was turned off, yet the check passed ($counts)"
-    summary="$summary; GASNET_OFI_RMA_BOUND=0 noticed ($why)"
+    summary="$summary; GASNET_${CU}_RMA_BOUND=0 noticed ($why)"
     ;;
 flush)
-    job flush GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_RMA_FLUSH=1 -- flush 1000
-    line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 native RMA to endpoint 1:")
-    [[ "$line" == *": 1000 put(s) by fi_write"* ]] || fail "expected 1000 puts by fi_write to endpoint 1: '$line'"
-    line=$(echo "$out" | grep -m1 "^ofi-conduit: rank 0 flushed ")
-    [[ "$line" == *"remote completion 1 time(s), by 1 fi_read(s)"* ]] ||
-        fail "expected one flush (one fi_read) for 1000 NBI puts and one sync: '$line'"
-    job noflush GASNET_SUPERNODE_MAXSIZE=1 -- flush 1000
-    echo "$out" | grep -q "^ofi-conduit: rank 0 flushed " && fail "a flush without GASNET_OFI_RMA_FLUSH"
-    summary="1000 NBI puts + 1 sync: 1 flush; none without GASNET_OFI_RMA_FLUSH"
+    job flush GASNET_SUPERNODE_MAXSIZE=1 $FLUSH_ON -- flush 1000
+    line=$(echo "$out" | grep -m1 "^$C-conduit: rank 0 native RMA to endpoint 1:")
+    [[ "$line" == *": 1000 put(s) $HOW"* ]] || fail "expected 1000 puts $HOW to endpoint 1: '$line'"
+    line=$(echo "$out" | grep -m1 "^$C-conduit: rank 0 flushed ")
+    [[ "$line" == *"remote completion 1 time(s), $FLUSHED"* ]] ||
+        fail "expected one flush ($FLUSHED) for 1000 NBI puts and one sync: '$line'"
+    job noflush GASNET_SUPERNODE_MAXSIZE=1 $FLUSH_OFF -- flush 1000
+    echo "$out" | grep -q "^$C-conduit: rank 0 flushed puts' remote completion [1-9]" && fail "a flush with $FLUSH_OFF"
+    summary="1000 NBI puts + 1 sync: 1 flush; none with $FLUSH_OFF"
     ;;
 exit)
     label=exit
     t0=$(date +%s%N)
-    out=$(env GASNET_VERBOSEENV=1 GASNET_SUPERNODE_MAXSIZE=1 GASNET_OFI_RMA_FLUSH=1 GASNET_EXITTIMEOUT=2 \
-          "$RUN" -c ofi -n "$N" -t 60 "$PROG" exit 2>&1)
+    out=$(env GASNET_VERBOSEENV=1 GASNET_SUPERNODE_MAXSIZE=1 $FLUSH_ON GASNET_EXITTIMEOUT=2 \
+          "$RUN" -c "$C" -n "$N" -t 60 "$PROG" exit 2>&1)
     st=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     echo "$out" | grep -q "^test_segrma: rank 0 exits with a put unsynced" || fail "rank 0 did not reach its exit"
     [ "$st" -eq 7 ] || fail "status $st after $ms ms, expected 7"
     (( ms < 15000 )) || fail "the job took $ms ms to end (the exit's flush not bounded by GASNET_EXITTIMEOUT?)"
-    echo "$out" | grep -q "^ofi-conduit: rank 0 flushed puts' remote completion 1 time(s)" ||
-        fail "rank 0 reported no flush at its exit (GASNET_OFI_RMA_FLUSH off?)"
+    echo "$out" | grep -q "^$C-conduit: rank 0 flushed puts' remote completion 1 time(s)" ||
+        fail "rank 0 reported no flush at its exit ($FLUSH_ON not in effect?)"
     summary="an exit with a put unsynced, its target not polling: status 7 in $ms ms"
     ;;
 *) echo "test_segrma.sh: the mode must be rma, flush or exit" >&2; exit 2 ;;
 esac
-echo "test_segrma.sh: PASS (${FI_PROVIDER:-default provider}, $N processes: $summary)"
+echo "test_segrma.sh: PASS ($C, ${FI_PROVIDER:-${UCX_TLS:-default provider or transports}}, $N processes: $summary)"
