@@ -92,7 +92,7 @@ typedef struct {
 static rel_t *rels; /* releases waiting for room (lock held) */
 static int nrels;
 
-static size_t n_inline, n_slot, n_bigmed, n_longw, n_credit;
+static size_t n_inline, n_slot, n_bigmed, n_bigread, n_longw, n_credit;
 
 #define RBUF(i) (rbufs + (size_t)(i)*MSG_MAX)
 
@@ -368,6 +368,7 @@ static void bigmed_arrived(const uint8_t *msg, size_t len, gex_Rank_t src, int i
 /* lock held: a big Medium's payload is in its pool buffer (op_done copied it) */
 static void bigmed_read(gasnetc_ibv_op_t *o) {
     pend_t *p = o->pend;
+    n_bigread++;
     gasneti_slots_put(&rd_pool, o->bounce);
     gasnetc_ibv_op_put(o);
     if (!send_release(p->src, p->slot)) {
@@ -375,6 +376,7 @@ static void bigmed_read(gasnetc_ibv_op_t *o) {
         if (!rels) gasneti_fatalerror("ibv-conduit: out of memory for a release");
         rels[nrels++] = (rel_t){p->src, p->slot};
     }
+    p->next = NULL; /* (it may still point into to_read, whence it came) */
     if (ready_tail) ready_tail->next = p;
     else ready = p;
     ready_tail = p;
@@ -391,7 +393,9 @@ static void released(gex_Rank_t r, unsigned slot) {
 /* lock held: work that waited for room (reads of big Mediums, releases) */
 static void retry_waiting(void) {
     while (to_read && start_read(to_read)) {
-        to_read = to_read->next;
+        pend_t *p = to_read;
+        to_read = p->next;
+        p->next = NULL;
         if (!to_read) to_read_tail = NULL;
     }
     int k = 0;
@@ -536,9 +540,9 @@ void gasnetc_ibv_am_init(void) {
 
 void gasnetc_ibv_am_say(void) {
     fprintf(stderr,
-            "ibv-conduit: rank %u sent %zu AM(s) inline, %zu from send slots; %zu big Medium(s) read by their "
-            "receiver, %zu Long(s) by RDMA WRITE; %zu credit message(s)\n",
-            (unsigned)gasneti_mynode, n_inline, n_slot, n_bigmed, n_longw, n_credit);
+            "ibv-conduit: rank %u sent %zu AM(s) inline, %zu from send slots; big Mediums: %zu sent, %zu read by "
+            "RDMA READ; %zu Long(s) by RDMA WRITE; %zu credit message(s)\n",
+            (unsigned)gasneti_mynode, n_inline, n_slot, n_bigmed, n_bigread, n_longw, n_credit);
 }
 
 static double now_s(void) {
