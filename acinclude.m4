@@ -89,3 +89,41 @@ AC_LANG_POP([$2])
 AC_SUBST([$1_FAMILY])
 AC_SUBST([$1_SUBFAMILY])
 ])
+
+# GASNET_HWLOC: hwloc for the choice of the network device nearest a process's CPUs
+# (gasnet_core/gasneti_nic.c, used by ibv and ofi). Optional: found by pkg-config (package
+# hwloc: Debian's libhwloc-dev) unless --without-hwloc; without it, conduits use the
+# first device and say so under GASNET_VERBOSEENV. Expanded once, by the first conduit
+# that calls it. Substitutes HWLOC_CPPFLAGS and HWLOC_LIBS (with -DGASNETI_HAVE_HWLOC=1).
+AC_DEFUN_ONCE([GASNET_HWLOC], [
+AC_ARG_WITH([hwloc], [AS_HELP_STRING([--without-hwloc],
+  [do not use hwloc to choose the network device nearest each process (default: use it if found)])],
+  [], [with_hwloc=auto])
+HWLOC_CPPFLAGS= HWLOC_LIBS= gasnet_hwloc=no
+AS_IF([test "x$with_hwloc" != xno], [
+  AS_IF([test -z "$PKG_CONFIG"], [AC_PATH_PROG([PKG_CONFIG], [pkg-config])])
+  AC_MSG_CHECKING([for hwloc with pkg-config])
+  AS_IF([test -n "$PKG_CONFIG" && $PKG_CONFIG --exists hwloc 2>/dev/null],
+    [gasnet_hwloc_cppflags=`$PKG_CONFIG --cflags hwloc` gasnet_hwloc_libs=`$PKG_CONFIG --libs hwloc`
+     gasnet_hwloc_version=`$PKG_CONFIG --modversion hwloc`
+     AC_MSG_RESULT([version $gasnet_hwloc_version])
+     gasnet_hwloc_save_CPPFLAGS=$CPPFLAGS gasnet_hwloc_save_LIBS=$LIBS
+     CPPFLAGS="$CPPFLAGS $gasnet_hwloc_cppflags" LIBS="$gasnet_hwloc_libs $LIBS"
+     AC_MSG_CHECKING([whether an hwloc program compiles and links])
+     AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <hwloc.h>]],
+       [[hwloc_topology_t t; hwloc_topology_init(&t);
+         hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+         return hwloc_get_next_osdev(t, 0) != 0;]])],
+       [AC_MSG_RESULT([yes]); gasnet_hwloc=yes
+        HWLOC_CPPFLAGS="$gasnet_hwloc_cppflags -DGASNETI_HAVE_HWLOC=1" HWLOC_LIBS=$gasnet_hwloc_libs],
+       [AC_MSG_RESULT([no (see config.log)])])
+     CPPFLAGS=$gasnet_hwloc_save_CPPFLAGS LIBS=$gasnet_hwloc_save_LIBS],
+    [AC_MSG_RESULT([no (Debian: apt-get install libhwloc-dev)])])
+  AS_IF([test "x$with_hwloc" = xyes && test $gasnet_hwloc = no],
+    [AC_MSG_ERROR([--with-hwloc was given, but hwloc was not found or does not link])])
+])
+AS_IF([test $gasnet_hwloc = yes], [GASNET_SUMMARY_ADD([], [hwloc: yes (the NIC nearest each process)])],
+  [GASNET_SUMMARY_ADD([], [hwloc: no (the first NIC; --with-hwloc, libhwloc-dev)])])
+AC_SUBST([HWLOC_CPPFLAGS])
+AC_SUBST([HWLOC_LIBS])
+])

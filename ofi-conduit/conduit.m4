@@ -36,5 +36,6 @@ GASNET_CONDUIT([ofi], [build ofi-conduit: Active Messages over libfabric, launch
   AS_IF([test "$gasnet_conduit_ok" = yes],
     [AC_MSG_NOTICE([ofi-conduit: libfabric $gasnet_ofi_version found])])
 ])
+GASNET_HWLOC
 AC_SUBST([OFI_CPPFLAGS])
 AC_SUBST([OFI_LIBS])

@@ -11,9 +11,12 @@
  * FI_ATOMIC (native atomics; not with GASNET_OFI_ATOMICS=0 or GASNET_OFI_RMA=0), FI_RMA
  * (native RMA, ofi_rma.c) and FI_MULTI_RECV are asked for, and dropped in that order (one
  * more fi_getinfo each) when no provider offers them; then FI_TAGGED and manual progress
- * are asked of the chosen provider (select_provider). Memory registration: local buffers
- * are registered where the provider requires it (FI_MR_LOCAL). */
+ * are asked of the chosen provider (select_provider). Of several domains (NICs) of that
+ * provider, GASNET_OFI_DEVICE names one, else the one nearest the process's CPUs is used
+ * (choose_domain). Memory registration: local buffers are registered where the provider
+ * requires it (FI_MR_LOCAL). */
 #include "conduit_contract.h"
+#include "gasneti_nic.h"
 #include "ofi_internal.h"
 
 #include <string.h>
@@ -80,6 +83,41 @@ static int query(struct fi_info *hints, struct fi_info **list) {
     return fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, list);
 }
 
+/* The domain (NIC) to use among the offers (libfabric's order) of the first one's
+ * provider: the one GASNET_OFI_DEVICE names; else, when that provider offers several
+ * domains on the first offer's fabric (NICs on one network), the one nearest this
+ * process's CPUs (gasnet_core/gasneti_nic.c: hwloc; the processes of a host spread over
+ * equally near ones); else the first offer. */
+static const char *domain_how = "the first offered";
+static struct fi_info *choose_domain(struct fi_info *list) {
+    const char *want = gasneti_getenv("GASNET_OFI_DEVICE"), *prov = list->fabric_attr->prov_name;
+    char offered[512] = "";
+    if (want && *want) {
+        for (struct fi_info *i = list; i; i = i->next) {
+            if (strcmp(i->fabric_attr->prov_name, prov)) continue;
+            if (!strcmp(i->domain_attr->name, want)) {
+                domain_how = "GASNET_OFI_DEVICE";
+                return i;
+            }
+            if (!strstr(offered, i->domain_attr->name))
+                snprintf(offered + strlen(offered), sizeof(offered) - strlen(offered), "%s%s", *offered ? " " : "",
+                         i->domain_attr->name);
+        }
+        gasneti_launch_error("GASNET_OFI_DEVICE=%s: provider %s offers no such domain (it offers: %s)", want, prov, offered);
+    }
+    struct fi_info *firsts[32];
+    const char *names[32];
+    int n = 0;
+    for (struct fi_info *i = list; i && n < 32; i = i->next) {
+        if (strcmp(i->fabric_attr->prov_name, prov) || strcmp(i->fabric_attr->name, list->fabric_attr->name)) continue;
+        int seen = 0;
+        for (int k = 0; k < n && !seen; k++) seen = !strcmp(names[k], i->domain_attr->name);
+        if (!seen) firsts[n] = i, names[n++] = i->domain_attr->name;
+    }
+    if (n <= 1) return list;
+    return firsts[gasneti_nic_nearest(names, n, &domain_how)];
+}
+
 /* The provider: the first libfabric offers for our needs (FI_PROVIDER filters), then, for
  * that provider, fabric and domain only, what makes it faster where it has it: FI_TAGGED
  * (one endpoint, ofi_internal.h; not with GASNET_OFI_TAGGED=0) and manual progress
@@ -120,9 +158,10 @@ static struct fi_info *select_provider(int *noffers) {
     }
     *noffers = 0;
     for (struct fi_info *i = list; i; i = i->next) (*noffers)++;
-    hints->fabric_attr->prov_name = strdup(list->fabric_attr->prov_name);
-    hints->fabric_attr->name = strdup(list->fabric_attr->name);
-    hints->domain_attr->name = strdup(list->domain_attr->name);
+    struct fi_info *pick = choose_domain(list);
+    hints->fabric_attr->prov_name = strdup(pick->fabric_attr->prov_name);
+    hints->fabric_attr->name = strdup(pick->fabric_attr->name);
+    hints->domain_attr->name = strdup(pick->domain_attr->name);
     /* in turn: tagged and manual, tagged, manual (what the provider does not already) */
     int want_manual = list->domain_attr->data_progress != FI_PROGRESS_MANUAL, done = 0;
     uint64_t caps = hints->caps;
@@ -219,9 +258,9 @@ static void say_provider(int noffers) {
     struct fi_info *i = gasnetc_ofi_info;
     const char *fp = getenv("FI_PROVIDER");
     fprintf(stderr,
-            "ofi-conduit: provider %s (fabric %s, domain %s): %s%s%s, the first of %d offer(s) of FI_EP_RDM with "
+            "ofi-conduit: provider %s (fabric %s, domain %s: %s): %s%s%s, the first of %d offer(s) of FI_EP_RDM with "
             "FI_MSG; RDMA %s, atomics %s, multi-receive %s, %s, inject up to %zu bytes, %s progress%s\n",
-            i->fabric_attr->prov_name, i->fabric_attr->name, i->domain_attr->name,
+            i->fabric_attr->prov_name, i->fabric_attr->name, i->domain_attr->name, domain_how,
             fp ? "FI_PROVIDER=" : "FI_PROVIDER unset", fp ? fp : "", "", noffers,
             !(i->caps & FI_RMA) ? "no (RMA by AMs)" : gasneti_getenv_yesno("GASNET_OFI_RMA", 1) ? "yes (fi_write/fi_read)" : "off (GASNET_OFI_RMA=0)",
             !(i->caps & FI_ATOMIC) || !(i->caps & FI_RMA) || !gasneti_getenv_yesno("GASNET_OFI_RMA", 1)

@@ -13,10 +13,10 @@ libgasnet-<c>-<mode>.a; gasnet_<c>_libs lists the system libraries it needs).
 """
 import os
 
-CONDUITS = ["smp", "udp", "mpi", "ofi", "ucx"]
+CONDUITS = ["smp", "udp", "mpi", "ofi", "ucx", "ibv"]
 # flags a conduit's tests need besides the tree's (mpi: the MPI headers, for tests that
 # call MPI themselves)
-EXTRA_CPPFLAGS = {"mpi": " $(MPI_CPPFLAGS)", "ofi": " $(OFI_CPPFLAGS)", "ucx": " $(UCX_CPPFLAGS)"}
+EXTRA_CPPFLAGS = {"mpi": " $(MPI_CPPFLAGS)", "ofi": " $(OFI_CPPFLAGS)", "ucx": " $(UCX_CPPFLAGS)", "ibv": " $(IBV_CPPFLAGS)"}
 MODES = ["seq", "par"]
 
 # name: sources (a .cc source makes it a C++ program)[, the only conduits to build it for]

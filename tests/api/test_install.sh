@@ -22,6 +22,8 @@
 #     libfabric, PSHM off), and bin/gasnetrun_ofi refuses a program built for smp;
 #   - with ucx-conduit built: the same for its files and bin/gasnetrun_ucx (clients built
 #     with ucx-par.mak and pkg-config gasnet-ucx-par, 2 processes over UCX, PSHM off);
+#   - with ibv-conduit built: the same for its files and bin/gasnetrun_ibv (the clients
+#     run with 2 processes as neighbors: this host has no RDMA device);
 #   - with mpi-conduit built: the same for its files and bin/gasnetrun_mpi, GASNET_LD of
 #     mpi-par.mak is the MPI wrapper, and the clients (mpi-par.mak, and pkg-config
 #     gasnet-mpi-par linked by its GASNET_LD) run with 2 processes over MPI;
@@ -334,7 +336,7 @@ fi
 # processes, PSHM off, through bin/LAUNCHER, and carries the ident string of CONDUIT
 check_net() {
     local d=$1 how=$2 launcher=$3 conduit=$4 net=$5
-    GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/$launcher" -n 2 "$d/x" > "$d/run.out" 2>&1
+    GASNET_SUPERNODE_MAXSIZE=${GASNET_SUPERNODE_MAXSIZE:-1} timeout -k 5 60 "$ROOT/bin/$launcher" -n 2 "$d/x" > "$d/run.out" 2>&1
     local st=$?
     if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/$launcher exited with status $st:"; cat "$d/run.out"; return; fi
     for r in 0 1; do
@@ -446,6 +448,36 @@ if [ -f "$BUILDDIR/ucx-conduit/libgasnet-ucx-par.a" ]; then
         fi
     else
         bad "pkg-config --cflags --libs gasnet-ucx-par failed:"; cat "$tmp/xpc/pc.err"
+    fi
+fi
+# ---- ibv-conduit, when it was built: its files, and the client built with ibv-par.mak and
+# with pkg-config, run through the installed bin/gasnetrun_ibv with both ranks neighbors
+# (this host has no RDMA device: the network path is test_ibvlab.sh's, in a guest) ----
+if [ -f "$BUILDDIR/ibv-conduit/libgasnet-ibv-par.a" ]; then
+    for f in include/ibv-conduit/gasnet_core.h include/ibv-conduit/ibv-seq.mak include/ibv-conduit/ibv-par.mak \
+             include/ibv-conduit/ibv-parsync.mak lib/libgasnet-ibv-seq.a lib/libgasnet-ibv-par.a \
+             lib/libgasnet-ibv-parsync.a lib/pkgconfig/gasnet-ibv-seq.pc lib/pkgconfig/gasnet-ibv-par.pc \
+             lib/pkgconfig/gasnet-ibv-parsync.pc; do
+        [ -e "$ROOT/$f" ] || bad "missing $f"
+    done
+    [ -x "$ROOT/bin/gasnetrun_ibv" ] || bad "missing bin/gasnetrun_ibv"
+    mkdir -p "$tmp/imak" "$tmp/ipc"
+    sed "s|smp-conduit/smp-par.mak|ibv-conduit/ibv-par.mak|" "$tmp/mak/Makefile" > "$tmp/imak/Makefile"
+    check_ibv() { GASNET_SUPERNODE_MAXSIZE=0 check_net "$1" "$2" gasnetrun_ibv IBV "shared memory (PSHM)"; }
+    if (cd "$tmp/imak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+        check_ibv "$tmp/imak" "ibv-par.mak"
+    else
+        bad "building with ibv-par.mak failed:"; cat "$tmp/imak/build.log"
+    fi
+    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-ibv-par 2>"$tmp/ipc/pc.err"); then
+        cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-ibv-par)
+        if (cd "$tmp/ipc" && ${cc:-cc} -o x ../x.c $pc > build.log 2>&1); then
+            check_ibv "$tmp/ipc" "pkg-config gasnet-ibv-par"
+        else
+            bad "building with pkg-config gasnet-ibv-par failed:"; cat "$tmp/ipc/build.log"
+        fi
+    else
+        bad "pkg-config --cflags --libs gasnet-ibv-par failed:"; cat "$tmp/ipc/pc.err"
     fi
 fi
 

@@ -1,0 +1,224 @@
+/* ibv_connect.c: ibv-conduit's reliable connected (RC) queue pairs, one per peer (itself
+ * and its neighbors included: the HCA's atomics reach every rank through the network),
+ * all sharing the completion queue and the shared receive queue of ibv_init.c.
+ * Layer: ibv-conduit (connections; used by ibv_am.c and ibv_rma.c before they post).
+ *
+ * A QP's address: its number, a starting packet sequence number, the port's LID, MTU and
+ * GID (gasnetc_ibv_port). Two ways to connect:
+ *   eager (jobs of at most GASNET_IBV_CONNECT_LAZY ranks, default 256): every rank makes
+ *     a QP for every rank, the addresses go round in one gasneti_boot_exchange_v (rank r
+ *     gives N addresses, the one for rank s at s), and each QP goes to RTR and RTS with
+ *     its peer's; network init's barrier then lets anyone send.
+ *   lazy (bigger jobs, or GASNET_IBV_CONNECT_LAZY=0): a QP is made at the first send or
+ *     RDMA to a peer, its address sent with gasneti_boot_send (REQ); the peer, at its
+ *     next poll (gasnetc_ibv_connect_poll: gasneti_boot_recv), makes its own QP if it has
+ *     none, connects it to ours and answers with its address (ACK) unless it had sent
+ *     its own REQ already (both at once: each connects to the other's REQ); the first
+ *     side connects at the answer. A sender waits for that, polling. A message that
+ *     reaches a QP not connected yet is retried by the HCA (RC), so no order is needed
+ *     beyond that.
+ * RC settings: retry 7 times with a 67 ms timeout (a peer that is gone shows as
+ * IBV_WC_RETRY_EXC_ERR within about half a second), receiver-not-ready retried without
+ * limit (the shared receive queue momentarily empty only delays a sender), READs and
+ * atomics in flight as the device allows (up to 16). */
+#include "ibv_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+gasnetc_ibv_peer_t *gasnetc_ibv_peers;
+int gasnetc_ibv_lazy;
+uint32_t gasnetc_ibv_inline = UINT32_MAX;
+int gasnetc_ibv_sq_total, gasnetc_ibv_sq_max;
+
+#define INLINE_WANT 256   /* inline data asked of each QP (the device may give less) */
+#define LAZY_DEFAULT 256  /* GASNET_IBV_CONNECT_LAZY's default */
+
+typedef struct { /* a QP's address, as its peer needs it */
+    uint32_t qpn, psn;
+    uint16_t lid;
+    uint8_t mtu, pad;
+    uint8_t gid[16];
+} addr_t;
+_Static_assert(sizeof(addr_t) == 28, "a QP's address is 28 bytes on the wire");
+enum { MSG_REQ = 1, MSG_ACK = 2 };
+typedef struct { /* a lazy connection's message (gasneti_boot_send) */
+    uint32_t type;
+    addr_t a;
+} cmsg_t;
+
+static uint32_t psn_of(gex_Rank_t from, gex_Rank_t to) { return ((uint32_t)from * 2654435761u + (uint32_t)to * 40503u) & 0xffffff; }
+
+/* lock held (or at init): peer r's QP, made and in INIT */
+static void create_qp(gex_Rank_t r) {
+    struct ibv_qp_init_attr a;
+    memset(&a, 0, sizeof(a));
+    a.send_cq = a.recv_cq = gasnetc_ibv_cq;
+    a.srq = gasnetc_ibv_srq;
+    a.qp_type = IBV_QPT_RC;
+    a.cap.max_send_wr = GASNETC_IBV_SQ_DEPTH;
+    a.cap.max_send_sge = 1;
+    a.cap.max_inline_data = INLINE_WANT;
+    struct ibv_qp *qp = ibv_create_qp(gasnetc_ibv_pd, &a);
+    if (!qp) { /* a device with less inline data (or none) */
+        a.cap.max_inline_data = 0;
+        qp = ibv_create_qp(gasnetc_ibv_pd, &a);
+    }
+    if (!qp) gasnetc_ibv_fail("ibv_create_qp", errno, r);
+    if (a.cap.max_inline_data < gasnetc_ibv_inline) gasnetc_ibv_inline = a.cap.max_inline_data;
+    struct ibv_qp_attr at;
+    memset(&at, 0, sizeof(at));
+    at.qp_state = IBV_QPS_INIT;
+    at.pkey_index = 0;
+    at.port_num = gasnetc_ibv_port.port;
+    at.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                         IBV_ACCESS_REMOTE_ATOMIC;
+    int rc = ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    if (rc) gasnetc_ibv_fail("ibv_modify_qp (to INIT)", rc, r);
+    gasnetc_ibv_peers[r].qp = qp;
+}
+
+static void my_addr(gex_Rank_t r, addr_t *a) {
+    memset(a, 0, sizeof(*a));
+    a->qpn = gasnetc_ibv_peers[r].qp->qp_num;
+    a->psn = psn_of(gasneti_mynode, r);
+    a->lid = gasnetc_ibv_port.lid;
+    a->mtu = (uint8_t)gasnetc_ibv_port.mtu;
+    memcpy(a->gid, gasnetc_ibv_port.gid.raw, 16);
+}
+
+/* lock held (or at init): peer r's QP to RTR and RTS with the peer's address a */
+static void connect_qp(gex_Rank_t r, const addr_t *a) {
+    gasnetc_ibv_port_t *p = &gasnetc_ibv_port;
+    struct ibv_qp *qp = gasnetc_ibv_peers[r].qp;
+    struct ibv_qp_attr at;
+    memset(&at, 0, sizeof(at));
+    at.qp_state = IBV_QPS_RTR;
+    at.path_mtu = a->mtu < (uint8_t)p->mtu ? (enum ibv_mtu)a->mtu : p->mtu;
+    at.dest_qp_num = a->qpn;
+    at.rq_psn = a->psn;
+    at.max_dest_rd_atomic = (uint8_t)p->rd_atomic;
+    at.min_rnr_timer = 12; /* 0.64 ms */
+    at.ah_attr.dlid = a->lid;
+    at.ah_attr.port_num = p->port;
+    if (p->gid_index >= 0) {
+        at.ah_attr.is_global = 1;
+        memcpy(at.ah_attr.grh.dgid.raw, a->gid, 16);
+        at.ah_attr.grh.sgid_index = (uint8_t)p->gid_index;
+        at.ah_attr.grh.hop_limit = 64;
+    }
+    int rc = ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                                        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    if (rc) gasnetc_ibv_fail("ibv_modify_qp (to RTR)", rc, r);
+    memset(&at, 0, sizeof(at));
+    at.qp_state = IBV_QPS_RTS;
+    at.timeout = 14;  /* 4.096 us << 14: 67 ms */
+    at.retry_cnt = 7;
+    at.rnr_retry = 7; /* without limit */
+    at.sq_psn = psn_of(gasneti_mynode, r);
+    at.max_rd_atomic = (uint8_t)p->rd_atomic;
+    rc = ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                                    IBV_QP_MAX_QP_RD_ATOMIC);
+    if (rc) gasnetc_ibv_fail("ibv_modify_qp (to RTS)", rc, r);
+    __atomic_store_n(&gasnetc_ibv_peers[r].state, GASNETC_IBV_UP, __ATOMIC_RELEASE);
+}
+
+void gasnetc_ibv_connect_init(gasneti_bootstrap_t *boot) {
+    (void)boot;
+    gex_Rank_t n = gasneti_nodes;
+    gasnetc_ibv_peers = calloc(n, sizeof(gasnetc_ibv_peer_t));
+    if (!gasnetc_ibv_peers) gasneti_fatalerror("ibv-conduit: out of memory for %u peers", (unsigned)n);
+    int64_t lazy_above = gasneti_getenv_int("GASNET_IBV_CONNECT_LAZY", LAZY_DEFAULT);
+    if (lazy_above < 0) gasneti_launch_error("GASNET_IBV_CONNECT_LAZY=%lld: a number of ranks, 0 or more", (long long)lazy_above);
+    gasnetc_ibv_lazy = (int64_t)n > lazy_above;
+    if (gasnetc_ibv_lazy) {
+        create_qp(gasneti_mynode); /* one QP made now, for the inline size */
+        __atomic_store_n(&gasnetc_ibv_peers[gasneti_mynode].state, GASNETC_IBV_CONNECTING, __ATOMIC_RELAXED);
+        addr_t a;
+        my_addr(gasneti_mynode, &a);
+        connect_qp(gasneti_mynode, &a); /* to itself */
+        return;
+    }
+    addr_t *mine = calloc(n, sizeof(addr_t));
+    size_t *lens = calloc(n, sizeof(size_t));
+    if (!mine || !lens) gasneti_fatalerror("ibv-conduit: out of memory for %u peers' addresses", (unsigned)n);
+    for (gex_Rank_t r = 0; r < n; r++) {
+        create_qp(r);
+        my_addr(r, &mine[r]);
+    }
+    addr_t *all = gasneti_boot_exchange_v(mine, n * sizeof(addr_t), lens);
+    for (gex_Rank_t r = 0; r < n; r++) {
+        if (lens[r] != n * sizeof(addr_t))
+            gasneti_fatalerror("ibv-conduit: rank %u gave %zu bytes of QP addresses, expected %zu", (unsigned)r, lens[r],
+                               n * sizeof(addr_t));
+        connect_qp(r, &all[(size_t)r * n + gasneti_mynode]);
+    }
+    free(all);
+    free(lens);
+    free(mine);
+}
+
+void gasnetc_ibv_connect_fini(void) {
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
+        if (gasnetc_ibv_peers[r].qp) ibv_destroy_qp(gasnetc_ibv_peers[r].qp);
+}
+
+/* a lazy connection's message to r: our QP's address */
+static void send_addr(gex_Rank_t r, uint32_t type, const addr_t *a) {
+    cmsg_t m;
+    memset(&m, 0, sizeof(m));
+    m.type = type;
+    m.a = *a;
+    gasneti_boot_send(r, &m, sizeof(m));
+}
+
+int gasnetc_ibv_connect_slow(gex_Rank_t r, gex_Flags_t flags) {
+    gasnetc_ibv_peer_t *p = &gasnetc_ibv_peers[r];
+    addr_t a;
+    int send = 0;
+    IBV_LOCK();
+    if (p->state == GASNETC_IBV_NONE) {
+        create_qp(r);
+        __atomic_store_n(&p->state, GASNETC_IBV_CONNECTING, __ATOMIC_RELEASE);
+        my_addr(r, &a);
+        send = 1;
+    }
+    IBV_UNLOCK();
+    if (send) send_addr(r, MSG_REQ, &a);
+    if (flags & GEX_FLAG_IMMEDIATE) return __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != GASNETC_IBV_UP;
+    while (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != GASNETC_IBV_UP) gasneti_poll_backoff(gasnetc_poll());
+    return 0;
+}
+
+void gasnetc_ibv_connect_poll(void) {
+    gex_Rank_t src;
+    size_t len;
+    cmsg_t *m;
+    while ((m = gasneti_boot_recv(&src, &len, 0))) {
+        if (len != sizeof(cmsg_t) || (m->type != MSG_REQ && m->type != MSG_ACK))
+            gasneti_fatalerror("ibv-conduit: a malformed connection message (%zu bytes) from rank %u (host %s)", len,
+                               (unsigned)src, gasneti_host_name(src));
+        gasnetc_ibv_peer_t *p = &gasnetc_ibv_peers[src];
+        addr_t mine;
+        int answer = 0;
+        IBV_LOCK();
+        if (p->state == GASNETC_IBV_NONE) { /* its first contact: a QP for it, our address back */
+            create_qp(src);
+            my_addr(src, &mine);
+            answer = 1;
+        }
+        if (p->state != GASNETC_IBV_UP) connect_qp(src, &m->a);
+        IBV_UNLOCK();
+        if (answer) send_addr(src, MSG_ACK, &mine);
+        free(m);
+    }
+}
+
+void gasnetc_ibv_post(gex_Rank_t r, struct ibv_send_wr *wr, int n, const char *what) {
+    for (struct ibv_send_wr *w = wr; w; w = w->next) w->send_flags |= IBV_SEND_SIGNALED;
+    struct ibv_send_wr *bad = NULL;
+    int rc = ibv_post_send(gasnetc_ibv_peers[r].qp, wr, &bad);
+    if (rc) gasnetc_ibv_fail(what, rc, r);
+    gasnetc_ibv_peers[r].sq_out += n;
+    gasnetc_ibv_sq_total += n;
+}

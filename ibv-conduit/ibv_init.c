@@ -1,0 +1,324 @@
+/* ibv_init.c: ibv-conduit's network start-up and shut-down: the device and port, the
+ * GID of a RoCE port, the protection domain, the one completion queue and the shared
+ * receive queue; the reporters of failed verbs calls and completions; memory
+ * registration with the memory-lock limit in its message. Layer: ibv-conduit (the
+ * network half of conduit_contract.h: init and fini; QPs are ibv_connect.c, AMs
+ * ibv_am.c, RMA ibv_rma.c; job start the shared spawner in other/).
+ *
+ * The port: every active port of every device (InfiniBand or Ethernet link layer), or
+ * those GASNET_IBV_PORTS lists ("mlx5_0:1+mlx5_1:1", "mlx5_0" for all its ports; '+' or
+ * ','), in that order. One port per process: the first active one, or, when the
+ * candidates are on several devices, the device nearest the process's CPUs
+ * (gasnet_core/gasneti_nic.c: hwloc; the processes of a host spread over equally near
+ * ones). No active port: the job ends saying so, naming what was found.
+ * Addressing: an InfiniBand port by its LID (GASNET_IBV_GID_INDEX adds a GRH with that
+ * GID); a RoCE port by a GID of its table: RoCE v2 with an IPv4-mapped address first,
+ * then any RoCE v2, then an IPv4-mapped RoCE v1 one, then the first valid one
+ * (GASNET_IBV_GID_INDEX chooses). */
+#include "conduit_contract.h"
+#include "gasneti_nic.h"
+#include "ibv_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+
+gasneti_netlock_t gasnetc_ibv_lock = GASNETI_NETLOCK_INIT;
+gasnetc_ibv_port_t gasnetc_ibv_port;
+struct ibv_context *gasnetc_ibv_ctx;
+struct ibv_pd *gasnetc_ibv_pd;
+struct ibv_cq *gasnetc_ibv_cq;
+struct ibv_srq *gasnetc_ibv_srq;
+int gasnetc_ibv_up, gasnetc_ibv_verbose;
+int gasnetc_ibv_srq_depth; /* receive buffers (ibv_am.c posts them) */
+
+#define CQ_SENDS 4096 /* send work requests in flight over every QP (the CQ's share) */
+
+/* ---------------------------------------------------------------------------------
+ * Errors
+ * --------------------------------------------------------------------------------- */
+void gasnetc_ibv_fail(const char *call, int err, gex_Rank_t peer) {
+    char why[256];
+    snprintf(why, sizeof(why), "%s (errno %d; device %s port %u)", strerror(err), err,
+             gasnetc_ibv_port.dev[0] ? gasnetc_ibv_port.dev : "none chosen yet", (unsigned)gasnetc_ibv_port.port);
+    gasneti_peer_fail(call, why, peer);
+}
+
+void gasnetc_ibv_wc_fail(const struct ibv_wc *wc, const char *what, gex_Rank_t peer) {
+    /* a peer that has left during the exit (its QP gone: retries exhausted, or ours
+     * flushed as we close): nothing to report */
+    if (gasneti_exiting || !__atomic_load_n(&gasnetc_ibv_up, __ATOMIC_ACQUIRE)) return;
+    char why[256];
+    snprintf(why, sizeof(why), "%s (status %d, vendor error 0x%x; device %s port %u)%s", ibv_wc_status_str(wc->status),
+             (int)wc->status, wc->vendor_err, gasnetc_ibv_port.dev, (unsigned)gasnetc_ibv_port.port,
+             wc->status == IBV_WC_RETRY_EXC_ERR ? ": the peer did not answer (gone, or unreachable)" : "");
+    gasneti_peer_fail(what, why, peer);
+}
+
+struct ibv_mr *gasnetc_ibv_try_reg(void *buf, size_t len, int access) {
+    return ibv_reg_mr(gasnetc_ibv_pd, buf, len ? len : 1, access);
+}
+
+struct ibv_mr *gasnetc_ibv_reg(void *buf, size_t len, int access, const char *what) {
+    struct ibv_mr *mr = gasnetc_ibv_try_reg(buf, len, access);
+    if (mr) return mr;
+    int err = errno;
+    char call[512];
+    if (err == ENOMEM || err == EPERM || err == EAGAIN) {
+        struct rlimit rl;
+        char lim[64] = "unknown";
+        if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+            if (rl.rlim_cur == RLIM_INFINITY) snprintf(lim, sizeof(lim), "unlimited");
+            else snprintf(lim, sizeof(lim), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+        }
+        snprintf(call, sizeof(call),
+                 "ibv_reg_mr of %s (%zu bytes): the memory this process may lock is too small (ulimit -l: %s). Raise "
+                 "it for the job's processes (`ulimit -l unlimited`, or memlock in /etc/security/limits.conf or "
+                 "the batch system's settings), or make the segment smaller (GASNET_MAX_SEGSIZE)",
+                 what, len, lim);
+    } else {
+        snprintf(call, sizeof(call), "ibv_reg_mr of %s (%zu bytes)", what, len);
+    }
+    gasnetc_ibv_fail(call, err, GEX_RANK_INVALID);
+}
+
+/* ---------------------------------------------------------------------------------
+ * The port
+ * --------------------------------------------------------------------------------- */
+typedef struct {
+    int dev;      /* index in the device list */
+    uint8_t port;
+} cand_t;
+
+/* GASNET_IBV_PORTS names device d's port p (0: every port) */
+static int listed(const char *spec, const char *dev, unsigned port) {
+    if (!spec || !*spec) return 1;
+    char *s = strdup(spec), *save = NULL;
+    int yes = 0;
+    for (char *tok = strtok_r(s, "+, ", &save); tok && !yes; tok = strtok_r(NULL, "+, ", &save)) {
+        char *colon = strchr(tok, ':');
+        unsigned want = 0;
+        if (colon) {
+            *colon = 0;
+            want = (unsigned)strtoul(colon + 1, NULL, 10);
+        }
+        yes = !strcmp(tok, dev) && (!want || !port || want == port);
+    }
+    free(s);
+    return yes;
+}
+
+static const char *port_state(enum ibv_port_state s) {
+    switch (s) {
+        case IBV_PORT_DOWN: return "down";
+        case IBV_PORT_INIT: return "initializing";
+        case IBV_PORT_ARMED: return "armed";
+        case IBV_PORT_ACTIVE: return "active";
+        default: return "not active";
+    }
+}
+
+static int ipv4_mapped(const union ibv_gid *g) {
+    static const uint8_t pre[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    return !memcmp(g->raw, pre, 12);
+}
+
+/* the GID of a RoCE port (see the top); GASNET_IBV_GID_INDEX overrides */
+static void choose_gid(struct ibv_port_attr *pa) {
+    gasnetc_ibv_port_t *p = &gasnetc_ibv_port;
+    int64_t want = gasneti_getenv_int("GASNET_IBV_GID_INDEX", -1);
+    if (want >= 0) {
+        if (want >= pa->gid_tbl_len)
+            gasneti_launch_error("GASNET_IBV_GID_INDEX=%lld: port %u of %s has %d GIDs", (long long)want,
+                                 (unsigned)p->port, p->dev, pa->gid_tbl_len);
+        if (ibv_query_gid(gasnetc_ibv_ctx, p->port, (int)want, &p->gid))
+            gasnetc_ibv_fail("ibv_query_gid (GASNET_IBV_GID_INDEX)", errno, GEX_RANK_INVALID);
+        p->gid_index = (int)want;
+        p->gid_how = "GASNET_IBV_GID_INDEX";
+        return;
+    }
+    if (!p->roce) return; /* InfiniBand: by LID */
+    int n = pa->gid_tbl_len > 0 ? pa->gid_tbl_len : 1;
+    struct ibv_gid_entry *e = calloc((size_t)n, sizeof(*e));
+    if (!e) gasneti_fatalerror("ibv-conduit: out of memory for a GID table");
+    ssize_t got = ibv_query_gid_table(gasnetc_ibv_ctx, e, (size_t)n, 0);
+    if (got < 0) { /* an older kernel: one entry at a time */
+        got = 0;
+        for (int i = 0; i < n; i++)
+            if (ibv_query_gid_ex(gasnetc_ibv_ctx, p->port, (uint32_t)i, &e[got], 0) == 0) got++;
+    }
+    static const char *hows[] = {"RoCE v2, IPv4-mapped", "RoCE v2", "RoCE v1, IPv4-mapped", "the first valid one"};
+    int best = -1, rank = 4;
+    for (ssize_t i = 0; i < got; i++) {
+        if (e[i].port_num != p->port) continue;
+        int v2 = e[i].gid_type == IBV_GID_TYPE_ROCE_V2, v4 = ipv4_mapped(&e[i].gid);
+        int r = v2 && v4 ? 0 : v2 ? 1 : v4 ? 2 : 3;
+        if (r < rank || (r == rank && best >= 0 && e[i].gid_index < e[best].gid_index)) rank = r, best = (int)i;
+    }
+    if (best < 0)
+        gasneti_fatalerror("ibv-conduit: port %u of %s (RoCE) has no valid GID: give its interface an address, or "
+                           "set GASNET_IBV_GID_INDEX", (unsigned)p->port, p->dev);
+    p->gid = e[best].gid;
+    p->gid_index = (int)e[best].gid_index;
+    p->gid_how = hows[rank];
+    free(e);
+}
+
+/* The port (see the top): opens its device into gasnetc_ibv_ctx. */
+static void choose_port(void) {
+    const char *spec = gasneti_getenv("GASNET_IBV_PORTS");
+    int ndev = 0;
+    struct ibv_device **devs = ibv_get_device_list(&ndev);
+    if (!devs || ndev == 0)
+        gasneti_fatalerror("ibv-conduit: no active port: no InfiniBand or RoCE device on host %s (ibv_get_device_list "
+                           "found none%s%s). This job needs the network: its ranks are not all on one host, or "
+                           "GASNET_SUPERNODE_MAXSIZE is set",
+                           gasneti_host_name(gasneti_mynode), devs ? "" : ": ", devs ? "" : strerror(errno));
+    cand_t *c = calloc((size_t)ndev * 8 + 1, sizeof(cand_t));
+    const char **names = calloc((size_t)ndev + 1, sizeof(char *));
+    char seen[1024] = "";
+    int nc = 0, nnames = 0;
+    for (int d = 0; d < ndev; d++) {
+        const char *name = ibv_get_device_name(devs[d]);
+        if (!listed(spec, name, 0)) continue;
+        struct ibv_context *ctx = ibv_open_device(devs[d]);
+        struct ibv_device_attr da;
+        if (!ctx || ibv_query_device(ctx, &da)) {
+            snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s (cannot open: %s)", *seen ? ", " : "",
+                     name, strerror(errno));
+            if (ctx) ibv_close_device(ctx);
+            continue;
+        }
+        int first = nc;
+        for (unsigned p = 1; p <= da.phys_port_cnt && nc < ndev * 8; p++) {
+            struct ibv_port_attr pa;
+            if (!listed(spec, name, p) || ibv_query_port(ctx, (uint8_t)p, &pa)) continue;
+            snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s%s:%u %s", *seen ? ", " : "", name, p,
+                     port_state(pa.state));
+            if (pa.state == IBV_PORT_ACTIVE &&
+                (pa.link_layer == IBV_LINK_LAYER_INFINIBAND || pa.link_layer == IBV_LINK_LAYER_ETHERNET ||
+                 pa.link_layer == IBV_LINK_LAYER_UNSPECIFIED))
+                c[nc++] = (cand_t){d, (uint8_t)p};
+        }
+        if (nc > first) names[nnames++] = name;
+        ibv_close_device(ctx);
+    }
+    if (nc == 0)
+        gasneti_fatalerror("ibv-conduit: no active port on host %s%s%s: found %s", gasneti_host_name(gasneti_mynode),
+                           spec ? " among GASNET_IBV_PORTS=" : "", spec ? spec : "", *seen ? seen : "no device");
+    const char *how;
+    int pick = gasneti_nic_nearest(names, nnames, &how), chosen = 0;
+    for (int i = 0; i < nc; i++)
+        if (!strcmp(ibv_get_device_name(devs[c[i].dev]), names[pick])) {
+            chosen = i;
+            break;
+        }
+    gasnetc_ibv_port_t *p = &gasnetc_ibv_port;
+    snprintf(p->dev, sizeof(p->dev), "%s", names[pick]);
+    p->port = c[chosen].port;
+    p->how = how;
+    gasnetc_ibv_ctx = ibv_open_device(devs[c[chosen].dev]);
+    if (!gasnetc_ibv_ctx) gasnetc_ibv_fail("ibv_open_device", errno, GEX_RANK_INVALID);
+    ibv_free_device_list(devs);
+    free(c);
+    free(names);
+    struct ibv_device_attr da;
+    struct ibv_port_attr pa;
+    if (ibv_query_device(gasnetc_ibv_ctx, &da)) gasnetc_ibv_fail("ibv_query_device", errno, GEX_RANK_INVALID);
+    if (ibv_query_port(gasnetc_ibv_ctx, p->port, &pa)) gasnetc_ibv_fail("ibv_query_port", errno, GEX_RANK_INVALID);
+    p->roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+    p->lid = pa.lid;
+    p->mtu = pa.active_mtu;
+    p->max_msg = pa.max_msg_sz ? pa.max_msg_sz : (1u << 30);
+    if (p->max_msg > (1u << 30)) p->max_msg = 1u << 30;
+    p->rd_atomic = da.max_qp_rd_atom < da.max_qp_init_rd_atom ? da.max_qp_rd_atom : da.max_qp_init_rd_atom;
+    if (p->rd_atomic > 16) p->rd_atomic = 16;
+    if (p->rd_atomic < 1) p->rd_atomic = 1;
+    p->atomics = da.atomic_cap != IBV_ATOMIC_NONE;
+    p->gid_index = -1;
+    p->gid_how = "none (InfiniBand: by LID)";
+    choose_gid(&pa);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Start-up and shut-down
+ * --------------------------------------------------------------------------------- */
+static void say_port(void) {
+    gasnetc_ibv_port_t *p = &gasnetc_ibv_port;
+    char gid[64] = "";
+    if (p->gid_index >= 0) {
+        const uint8_t *g = p->gid.raw;
+        if (ipv4_mapped(&p->gid)) snprintf(gid, sizeof(gid), " %u.%u.%u.%u", g[12], g[13], g[14], g[15]);
+    }
+    struct rlimit rl;
+    char lim[64] = "unknown";
+    if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0) {
+        if (rl.rlim_cur == RLIM_INFINITY) snprintf(lim, sizeof(lim), "unlimited");
+        else snprintf(lim, sizeof(lim), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+    }
+    fprintf(stderr,
+            "ibv-conduit: device %s port %u (%s), %s, MTU %d; GID index %d%s (%s); %s connections; atomics %s; "
+            "inline up to %u bytes; %d receive buffers; locked memory limit %s\n",
+            p->dev, (unsigned)p->port, p->how, p->roce ? "RoCE" : "InfiniBand", 128 << (int)p->mtu, p->gid_index, gid,
+            p->gid_how, gasnetc_ibv_lazy ? "lazy (on first contact)" : "eager (at start-up)",
+            !p->atomics ? "by CPU and AMs (the HCA has none)"
+            : gasneti_getenv_yesno("GASNET_IBV_ATOMICS", 1) ? "by the HCA (64-bit, per domain)"
+                                                             : "by CPU and AMs (GASNET_IBV_ATOMICS=0)",
+            (unsigned)gasnetc_ibv_inline, gasnetc_ibv_srq_depth, lim);
+}
+
+int gasnetc_network_init(gasneti_bootstrap_t *boot) {
+    if (gasneti_nbrhd_size == gasneti_nodes) return GASNET_OK; /* every peer a neighbor: PSHM only */
+    gasnetc_ibv_verbose = gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
+    choose_port();
+    gasnetc_ibv_pd = ibv_alloc_pd(gasnetc_ibv_ctx);
+    if (!gasnetc_ibv_pd) gasnetc_ibv_fail("ibv_alloc_pd", errno, GEX_RANK_INVALID);
+    struct ibv_device_attr da;
+    if (ibv_query_device(gasnetc_ibv_ctx, &da)) gasnetc_ibv_fail("ibv_query_device", errno, GEX_RANK_INVALID);
+    /* receive buffers: room for every network peer's requests and the replies to ours */
+    long far = (long)gasneti_nodes - (long)gasneti_nbrhd_size;
+    long depth = 2 * 32 * far + 64;
+    if (depth < 256) depth = 256;
+    if (depth > 4096) depth = 4096;
+    if (depth > da.max_srq_wr) depth = da.max_srq_wr;
+    gasnetc_ibv_srq_depth = (int)depth;
+    long cqe = depth + CQ_SENDS;
+    if (cqe > da.max_cqe) cqe = da.max_cqe;
+    gasnetc_ibv_sq_max = (int)(cqe - depth);
+    if (gasnetc_ibv_sq_max < 64)
+        gasneti_fatalerror("ibv-conduit: device %s's completion queues hold at most %d entries: too few",
+                           gasnetc_ibv_port.dev, da.max_cqe);
+    gasnetc_ibv_cq = ibv_create_cq(gasnetc_ibv_ctx, (int)cqe, NULL, NULL, 0);
+    if (!gasnetc_ibv_cq) gasnetc_ibv_fail("ibv_create_cq", errno, GEX_RANK_INVALID);
+    struct ibv_srq_init_attr sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.attr.max_wr = (uint32_t)depth;
+    sa.attr.max_sge = 1;
+    gasnetc_ibv_srq = ibv_create_srq(gasnetc_ibv_pd, &sa);
+    if (!gasnetc_ibv_srq) gasnetc_ibv_fail("ibv_create_srq", errno, GEX_RANK_INVALID);
+    gasnetc_ibv_rma_init();
+    gasnetc_ibv_am_init(); /* receive buffers posted before any QP connects */
+    gasnetc_ibv_connect_init(boot);
+    if (gasnetc_ibv_verbose) say_port();
+    __atomic_store_n(&gasnetc_ibv_up, 1, __ATOMIC_RELEASE);
+    boot->barrier(); /* every rank's QPs are ready before anyone sends */
+    return GASNET_OK;
+}
+
+/* Called on every exit path, possibly with the lock held by a thread that will never
+ * release it (a fatal error): then nothing is closed, the process leaves anyway. */
+void gasnetc_network_fini(void) {
+    if (!__atomic_load_n(&gasnetc_ibv_up, __ATOMIC_ACQUIRE)) return;
+    if (gasnetc_ibv_verbose) {
+        gasnetc_ibv_am_say();
+        gasnetc_ibv_rma_say();
+    }
+    if (!gasnetc_ibv_am_fini()) return;
+    gasnetc_ibv_connect_fini();
+    ibv_destroy_srq(gasnetc_ibv_srq);
+    gasnetc_ibv_am_free();
+    gasnetc_ibv_rma_fini();
+    ibv_destroy_cq(gasnetc_ibv_cq);
+    ibv_dealloc_pd(gasnetc_ibv_pd);
+    ibv_close_device(gasnetc_ibv_ctx);
+}

@@ -1,0 +1,162 @@
+/* ibv_internal.h: what the parts of ibv-conduit share. Layer: ibv-conduit, internal.
+ *   ibv_init.c     the device and port (GASNET_IBV_PORTS, hwloc's nearest, the GID of RoCE),
+ *                  protection domain, completion queue, shared receive queue; the
+ *                  memory-lock limit; shut-down; the error reporters.
+ *   ibv_connect.c  RC queue pairs, one per peer: created and connected at start-up over
+ *                  the bootstrap's exchange, or on first contact over its messages (lazy).
+ *   ibv_am.c       Active Messages: SENDs into the shared receive queue, credits, big
+ *                  Mediums read by the receiver, Longs written then announced; the poll
+ *                  of the completion queue.
+ *   ibv_rma.c      segments registered and their keys; RDMA WRITE/READ, through bounce
+ *                  buffers for local memory outside them; 64-bit HCA atomics.
+ *   other/gasneti_spawn_*.c  job start (gasnetrun_ibv), bootstrap collectives, exit.
+ * Every verbs call after start-up that posts or polls is made holding gasnetc_ibv_lock
+ * (PAR and PARSYNC); handlers run without it. */
+#ifndef IBV_INTERNAL_H
+#define IBV_INTERNAL_H
+
+#include <infiniband/verbs.h>
+
+#include "gasneti_netkit.h"
+#include "gasneti_spawn.h"
+
+extern gasneti_netlock_t gasnetc_ibv_lock;
+#define IBV_LOCK() gasneti_netlock(&gasnetc_ibv_lock)
+#define IBV_UNLOCK() gasneti_netunlock(&gasnetc_ibv_lock)
+#define IBV_TRYLOCK() gasneti_nettrylock(&gasnetc_ibv_lock)
+
+/* ---- the port this process uses (ibv_init.c) ---- */
+typedef struct {
+    char dev[64];        /* the device's name ("mlx5_0", "rxe0") */
+    uint8_t port;        /* its port number */
+    int roce;            /* link layer Ethernet: addressed by GID */
+    int gid_index;       /* the GID used (RoCE: always; InfiniBand: -1, by LID) */
+    union ibv_gid gid;
+    uint16_t lid;
+    enum ibv_mtu mtu;    /* the port's active MTU */
+    uint32_t max_msg;    /* the largest message (RDMA pieces) */
+    int rd_atomic;       /* RDMA READs and atomics in flight per QP, each way */
+    int atomics;         /* the HCA does 64-bit fetch-and-add and compare-and-swap */
+    const char *how;     /* how it was chosen (GASNET_VERBOSEENV) */
+    const char *gid_how; /* how the GID was chosen */
+} gasnetc_ibv_port_t;
+extern gasnetc_ibv_port_t gasnetc_ibv_port;
+extern struct ibv_context *gasnetc_ibv_ctx;
+extern struct ibv_pd *gasnetc_ibv_pd;
+extern struct ibv_cq *gasnetc_ibv_cq; /* sends and receives of every QP */
+extern struct ibv_srq *gasnetc_ibv_srq;
+extern int gasnetc_ibv_up;      /* the network is up (some peer is not a neighbor) */
+extern int gasnetc_ibv_srq_depth; /* receive buffers in the shared receive queue */
+extern int gasnetc_ibv_verbose; /* GASNET_VERBOSEENV, rank 0: what the conduit did, on stderr */
+
+/* ---- errors (ibv_init.c) ----
+ * a verbs call failed with errno-style err (peer GEX_RANK_INVALID: none): the job ends */
+extern void gasnetc_ibv_fail(const char *call, int err, gex_Rank_t peer) GASNETI_COLD GASNETI_NORETURN;
+/* a completion that is not a success: its status's own words (ibv_wc_status_str), the
+ * operation and the peer; ends the job, except while the job is exiting (a peer that has
+ * left: nothing to report) */
+extern void gasnetc_ibv_wc_fail(const struct ibv_wc *wc, const char *what, gex_Rank_t peer) GASNETI_COLD;
+/* ibv_reg_mr for [buf, buf+len) with access; on failure, the job ends with a message
+ * naming what and, for ENOMEM/EPERM/EAGAIN, the memory-lock limit to raise */
+extern struct ibv_mr *gasnetc_ibv_reg(void *buf, size_t len, int access, const char *what);
+/* the same, NULL and errno on failure */
+extern struct ibv_mr *gasnetc_ibv_try_reg(void *buf, size_t len, int access);
+
+/* ---- queue pairs (ibv_connect.c) ---- */
+enum { GASNETC_IBV_NONE = 0, GASNETC_IBV_CONNECTING = 1, GASNETC_IBV_UP = 2 };
+typedef struct {
+    struct ibv_qp *qp;
+    int state;  /* GASNETC_IBV_*: read without the lock (acquire) */
+    int sq_out; /* send work requests posted and not completed (lock held) */
+} gasnetc_ibv_peer_t;
+extern gasnetc_ibv_peer_t *gasnetc_ibv_peers; /* [gasneti_nodes] */
+extern int gasnetc_ibv_lazy;                  /* peers connected on first contact */
+extern uint32_t gasnetc_ibv_inline;           /* SENDs and WRITEs up to this many bytes inline */
+#define GASNETC_IBV_SQ_DEPTH 128 /* send work requests per QP */
+extern int gasnetc_ibv_sq_total, gasnetc_ibv_sq_max; /* over every QP: the completion queue's share */
+/* at network init: QPs for every peer, or (lazy) the table only */
+extern void gasnetc_ibv_connect_init(gasneti_bootstrap_t *boot);
+extern void gasnetc_ibv_connect_fini(void);
+/* Peer r's QP is connected, or this waits (polling) until it is; with
+ * GEX_FLAG_IMMEDIATE in flags it starts the connection and returns 1 instead. */
+extern int gasnetc_ibv_connect_slow(gex_Rank_t r, gex_Flags_t flags) GASNETI_COLD;
+GASNETI_ALWAYS_INLINE int gasnetc_ibv_connected(gex_Rank_t r, gex_Flags_t flags) {
+    if (GASNETI_LIKELY(__atomic_load_n(&gasnetc_ibv_peers[r].state, __ATOMIC_ACQUIRE) == GASNETC_IBV_UP)) return 0;
+    return gasnetc_ibv_connect_slow(r, flags);
+}
+/* from the poll, lazy mode: connection messages that arrived (lock not held) */
+extern void gasnetc_ibv_connect_poll(void);
+/* lock held: room for n more send work requests to r */
+GASNETI_ALWAYS_INLINE int gasnetc_ibv_sq_room(gex_Rank_t r, int n) {
+    return gasnetc_ibv_peers[r].sq_out + n <= GASNETC_IBV_SQ_DEPTH && gasnetc_ibv_sq_total + n <= gasnetc_ibv_sq_max;
+}
+/* lock held: post the chain wr of n work requests to r, each signalled (room checked by
+ * the caller); a refusal ends the job naming what */
+extern void gasnetc_ibv_post(gex_Rank_t r, struct ibv_send_wr *wr, int n, const char *what);
+
+/* ---- work request ids: the kind in the low 4 bits ---- */
+enum {
+    GASNETC_WR_OP = 0,     /* a gasnetc_ibv_op_t (16-byte aligned pointer) */
+    GASNETC_WR_INLINE = 1, /* an AM sent inline: the peer << 4 */
+    GASNETC_WR_SLOT = 2,   /* an AM sent from a send slot: the slot << 4 */
+    GASNETC_WR_RECV = 3    /* a receive buffer: its index << 4 */
+};
+#define GASNETC_WR_KIND(id) ((unsigned)(id)&15u)
+#define GASNETC_WR_VAL(id) ((uint64_t)(id) >> 4)
+
+/* ---- RDMA operations (ibv_rma.c) ---- */
+enum { GASNETC_OP_RMA, GASNETC_OP_AMO, GASNETC_OP_BIGMED };
+typedef struct gasnetc_ibv_op_s {
+    uint64_t result; /* first: an atomic's fetched value (ops live in registered memory) */
+    struct gasnetc_ibv_op_s *next;
+    gasneti_counter_t *lc, *rc; /* done at completion (either may be NULL) */
+    void *copy_to;              /* at completion: copy_len bytes from copy_from to here */
+    const void *copy_from;
+    size_t copy_len;
+    void *pend;  /* GASNETC_OP_BIGMED: the arrived header waiting for its payload (ibv_am.c) */
+    int bounce;  /* a bounce buffer to free at completion, or -1 */
+    gex_Rank_t peer;
+    uint32_t lkey; /* of the op's own memory (result) */
+    uint8_t kind;
+} gasnetc_ibv_op_t;
+extern void gasnetc_ibv_rma_init(void);
+extern void gasnetc_ibv_rma_fini(void);
+/* lock held: a free op, counters and copy cleared (made on demand, in registered chunks) */
+extern gasnetc_ibv_op_t *gasnetc_ibv_op_get(gex_Rank_t peer, uint8_t kind);
+extern void gasnetc_ibv_op_put(gasnetc_ibv_op_t *o);
+/* lock held: op o completed: copies, counters, bounce buffer, then the op is freed
+ * (except GASNETC_OP_BIGMED, which ibv_am.c finishes) */
+extern void gasnetc_ibv_op_done(gasnetc_ibv_op_t *o);
+/* the bounce buffers: 64 KiB each, registered for local writes and remote reads */
+#define GASNETC_IBV_BOUNCE 65536
+extern gasneti_slots_t gasnetc_ibv_bounce;
+GASNETI_ALWAYS_INLINE struct ibv_mr *gasnetc_ibv_bounce_mr(int i) { return (struct ibv_mr *)gasnetc_ibv_bounce.slot[i].reg; }
+/* lock held: a bounce buffer's index with its buffer made, or -1 */
+extern int gasnetc_ibv_bounce_get(void);
+/* lock held: the lkey of registered local memory holding [p, p+n) (one of this process's
+ * segments), or 0 with *ok 0 */
+extern uint32_t gasnetc_ibv_local_key(const void *p, size_t n, int *ok);
+/* a peer segment's key, unpacked (gasnetc_segkey_unpack): the core's _rkey */
+typedef struct {
+    uint64_t base, size; /* in the owner's address space */
+    uint32_t rkey;
+    gex_EP_Index_t ep;
+} gasnetc_ibv_rkey_t;
+/* a Long's payload by RDMA WRITE (ibv_am.c): 1 if m goes so (its target segment has a key
+ * and holds the destination) */
+extern int gasnetc_ibv_long_by_write(const gasneti_am_msg_t *m);
+
+/* ---- ibv_am.c ---- */
+extern void gasnetc_ibv_am_init(void);
+extern int gasnetc_ibv_am_fini(void); /* sends drained; 0: another thread holds the lock, nothing done */
+extern void gasnetc_ibv_am_free(void); /* the buffers' registrations (QPs and SRQ gone) */
+extern void gasnetc_ibv_am_say(void);
+extern void gasnetc_ibv_rma_say(void);
+
+/* [p, p+n) lies within [base, base+size) (no overflow) */
+static inline int gasnetc_ibv_in_range(uint64_t base, uint64_t size, const void *p, size_t n) {
+    uint64_t b = (uint64_t)(uintptr_t)p;
+    return b >= base && b - base <= size && n <= size - (b - base);
+}
+
+#endif
