@@ -1,5 +1,6 @@
 /* gasneti_netkit.c: the out-of-line part of the conduit toolkit (gasneti_netkit.h):
- * replies-only waiting and the error reports that name a peer. Layer: core, for network
+ * replies-only waiting, the peers a flush must reach, and the error reports that name a
+ * peer. Layer: core, for network
  * conduits; compiled into every library (smp never calls it). */
 #include "gasneti_netkit.h"
 
@@ -16,6 +17,23 @@ void gasneti_net_wait_local(gasneti_counter_t *c) {
     gasneti_replies_only++;
     while (gasneti_atomic_read(c) != 0) gasneti_wait_for_room(0);
     gasneti_replies_only--;
+}
+
+void gasneti_dirty_init(gasneti_dirty_t *d) {
+    d->marked = gasneti_net_malloc(gasneti_nodes, "the peers put to");
+    memset(d->marked, 0, gasneti_nodes);
+    d->list = gasneti_net_malloc(gasneti_nodes * sizeof(gex_Rank_t), "the peers put to");
+    d->n = 0;
+}
+
+size_t gasneti_dirty_take(gasneti_dirty_t *d, gex_Rank_t *out) {
+    size_t n = d->n;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = d->list[i];
+        d->marked[out[i]] = 0;
+    }
+    d->n = 0;
+    return n;
 }
 
 void gasneti_peer_fail(const char *call, const char *net_errstr, gex_Rank_t peer) {

@@ -7,7 +7,8 @@
  *   gasneti_credit.h  request credits per peer, returned in headers or credit messages
  *   gasneti_slots.h   the send-slot pool (aligned buffers, optional registration)
  *   here              the conduit's lock, the wait-for-room loop, replies-only waiting,
- *                     and error reports naming the peer's rank and host (gasneti_netkit.c)
+ *                     the peers a flush must reach, and error reports naming the peer's
+ *                     rank and host (gasneti_netkit.c)
  * How a conduit uses it: docs/conduit-toolkit.md. The rules it follows (where handlers
  * run, which locks are held when): conduit_contract.h, "Rules".
  * Locks: each conduit has one gasneti_netlock_t around its network calls and its state;
@@ -70,6 +71,24 @@ GASNETI_ALWAYS_INLINE int gasneti_lock_room(gasneti_netlock_t *l, int (*room)(vo
  * given), polling replies only: a request handler run meanwhile could write the source
  * (a Prepare's library buffer is per thread). The caller holds no lock of the conduit's. */
 extern void gasneti_net_wait_local(gasneti_counter_t *c);
+
+/* ---- the peers put to since the last flush ----
+ * For a conduit whose puts complete remotely only by a flush (GASNETC_RMA_FLUSH): each put
+ * marks its target, the flush takes the marked ones and reaches each once. Both under the
+ * conduit's lock. */
+typedef struct {
+    uint8_t *marked;  /* [gasneti_nodes] */
+    gex_Rank_t *list; /* the marked ones, n of them, in the order first marked */
+    size_t n;
+} gasneti_dirty_t;
+extern void gasneti_dirty_init(gasneti_dirty_t *d);
+GASNETI_ALWAYS_INLINE void gasneti_dirty_mark(gasneti_dirty_t *d, gex_Rank_t jr) {
+    if (d->marked[jr]) return;
+    d->marked[jr] = 1;
+    d->list[d->n++] = jr;
+}
+/* moves the marked peers into out (room for gasneti_nodes) and clears; returns how many */
+extern size_t gasneti_dirty_take(gasneti_dirty_t *d, gex_Rank_t *out);
 
 /* ---- errors ----
  * A network call failed: "<conduit>-conduit: <call> with rank R (host H) failed:

@@ -174,10 +174,10 @@ void gasnetc_ofi_rma_done(void *context) {
 
 long gasnetc_ofi_rma_peer(void *context) { return context ? (long)((rma_op_t *)context)->peer : -1; }
 
-/* the flush mode (below): set up when asked for; a put to jr was posted with local
- * completion only (lock held) */
+/* the flush mode (below): set up when asked for; the targets of puts posted with local
+ * completion only, since their last flush (lock held) */
 static void flush_init(void);
-static void unflushed(gex_Rank_t jr);
+static gasneti_dirty_t dirty;
 
 void gasnetc_ofi_rma_init(void) {
     struct fi_info *info = gasnetc_ofi_info;
@@ -285,7 +285,7 @@ static ssize_t start_rma(rma_op_t *o, void *arg) {
     a->msg.context = &o->ctx;
     if (!a->write) return fi_readmsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, FI_COMPLETION);
     ssize_t r = fi_writemsg(gasnetc_ofi_ep[GASNETC_CH_REQ], &a->msg, a->wflags | FI_COMPLETION);
-    if (r == 0 && a->wflags == FI_INJECT_COMPLETE) unflushed(o->peer);
+    if (r == 0 && a->wflags == FI_INJECT_COMPLETE) gasneti_dirty_mark(&dirty, o->peer);
     return r;
 }
 
@@ -370,7 +370,7 @@ int gasnetc_get(void *dest, gex_Rank_t jr, const void *rkey, void *src, size_t n
  * Remote completion by flush (GASNET_OFI_RMA_FLUSH=1; conduit_contract.h,
  * GASNETC_RMA_FLUSH). A put is then posted with FI_INJECT_COMPLETE: its completion says
  * only that the source may be reused, and it signals both counters then; the put's
- * target is marked unflushed. gasnetc_rma_flush reads 8 bytes of every unflushed
+ * target is marked (gasneti_dirty_mark). gasnetc_rma_flush reads 8 bytes of every marked
  * target's primordial segment with fi_read on the same endpoint and waits for those
  * reads: the provider orders a read after the writes before it to the same peer
  * (FI_ORDER_RMA_RAW, or FI_ORDER_RAW, in its tx_attr->msg_order, for operations of at
@@ -381,11 +381,9 @@ int gasnetc_get(void *dest, gex_Rank_t jr, const void *rkey, void *src, size_t n
  * completion for every put (the mode is off; GASNET_VERBOSEENV says so).
  * --------------------------------------------------------------------------------- */
 int gasnetc_rma_flush_on;
-static int flush_refused;      /* asked for, but the provider does not order reads after writes */
-static uint8_t *dirty;         /* [gasneti_nodes]: a put went there since its last flush (lock held) */
-static gex_Rank_t *dirty_list; /* the dirty ones, n_dirty of them (lock held) */
-static gex_Rank_t *flushing;   /* the ones one flush reads (flush_lock held) */
-static size_t n_dirty, n_flushes, n_flush_reads;
+static int flush_refused;     /* asked for, but the provider does not order reads after writes */
+static gex_Rank_t *flushing;  /* the ones one flush reads (flush_lock held) */
+static size_t n_flushes, n_flush_reads;
 static gasneti_counter_t flush_reads; /* the flush's reads not completed (flush_lock held) */
 #if GASNETI_LOCKS
 static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER; /* one flush at a time */
@@ -398,18 +396,10 @@ static void flush_init(void) {
         flush_refused = 1;
         return;
     }
-    dirty = calloc(gasneti_nodes, 1);
-    dirty_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
-    flushing = calloc(gasneti_nodes, sizeof(gex_Rank_t));
-    if (!dirty || !dirty_list || !flushing) gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    gasneti_dirty_init(&dirty);
+    flushing = gasneti_net_malloc(gasneti_nodes * sizeof(gex_Rank_t), "a flush's peers");
     if (max_piece > raw) max_piece = raw;
     gasnetc_rma_flush_on = 1;
-}
-
-static void unflushed(gex_Rank_t jr) {
-    if (dirty[jr]) return;
-    dirty[jr] = 1;
-    dirty_list[n_dirty++] = jr;
 }
 
 typedef struct {
@@ -438,12 +428,7 @@ void gasnetc_rma_flush(void) {
     pthread_mutex_lock(&flush_lock);
 #endif
     OFI_LOCK();
-    size_t n = n_dirty;
-    for (size_t i = 0; i < n; i++) {
-        flushing[i] = dirty_list[i];
-        dirty[dirty_list[i]] = 0;
-    }
-    n_dirty = 0;
+    size_t n = gasneti_dirty_take(&dirty, flushing);
     OFI_UNLOCK();
     for (size_t i = 0; i < n; i++) {
         const gasneti_peerseg_t *ps = &gasneti_peerseg[flushing[i]];

@@ -54,6 +54,7 @@ typedef struct {
     int fd;          /* control connection, -1 if none (yet, or any more) */
     pid_t pid;       /* our child for this rank (the rank itself for L), -1 once reaped */
     int exiting;     /* said EXITING */
+    int aborted;     /* said ABORT: it leaves on its own (after its teardown's last words) */
     int code;        /* its exit code */
     uint8_t *contrib; /* contribution to the current collective */
     uint32_t clen;
@@ -121,7 +122,8 @@ static void abort_job(int code, const char *why) {
     }
     if (kill_at) return;
     int32_t c = job_code;
-    for (int i = 0; i < nranks; i++) send_msg(i, CTRL_ABORT, &c, sizeof(c));
+    for (int i = 0; i < nranks; i++)
+        if (!ranks[i].aborted) send_msg(i, CTRL_ABORT, &c, sizeof(c));
     term_at = now_s() + GRACE_S;
     kill_at = term_at + GRACE_S;
 }
@@ -485,6 +487,7 @@ static void serve_rank(int r) {
         }
         case CTRL_ABORT:
             ranks[r].exiting = 1; /* its leaving is expected now */
+            ranks[r].aborted = 1; /* not told back: it leaves by itself, within the grace */
             abort_job(code, NULL);
             break;
         default:

@@ -31,9 +31,8 @@ static seg_t *my_segs;               /* unmapped at gex_Segment_Destroy, or at s
 static gasnetc_ucx_rkey_t *unpacked; /* every rkey unpacked (lock held) */
 
 static int bound_keys;                    /* GASNET_UCX_RMA_BOUND: segments other than the primordial one */
-static uint8_t *dirty;                    /* [gasneti_nodes]: put to since its last flush (lock held) */
-static gex_Rank_t *dirty_list, *flushing; /* the dirty ones (lock held); those one flush waits for */
-static size_t n_dirty;
+static gasneti_dirty_t dirty;           /* the peers put to since their last flush (lock held) */
+static gex_Rank_t *flushing;            /* those one flush waits for (flush_lock held) */
 static gasneti_counter_t flush_pending; /* the flush's endpoint flushes not completed */
 static size_t n_flushes, n_flush_eps, n_too_big;
 static size_t n_put[GASNET_MAXEPS], n_get[GASNET_MAXEPS]; /* GASNET_VERBOSEENV: by target endpoint */
@@ -47,11 +46,8 @@ void gasnetc_ucx_rma_init(void) {
     if (!gasnetc_rma_native) return;
     gasnetc_rma_flush_on = 1;
     bound_keys = gasneti_getenv_yesno("GASNET_UCX_RMA_BOUND", 1);
-    dirty = calloc(gasneti_nodes, 1);
-    dirty_list = calloc(gasneti_nodes, sizeof(gex_Rank_t));
-    flushing = calloc(gasneti_nodes, sizeof(gex_Rank_t));
-    if (!dirty || !dirty_list || !flushing)
-        gasneti_fatalerror("ucx-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
+    gasneti_dirty_init(&dirty);
+    flushing = gasneti_net_malloc(gasneti_nodes * sizeof(gex_Rank_t), "a flush's peers");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -136,13 +132,6 @@ const void *gasnetc_segkey_unpack(gex_Rank_t owner, gex_EP_Index_t ep, const voi
 /* ---------------------------------------------------------------------------------
  * Puts and gets
  * --------------------------------------------------------------------------------- */
-/* lock held: a put went to jr since its last flush */
-static inline void unflushed(gex_Rank_t jr) {
-    if (dirty[jr]) return;
-    dirty[jr] = 1;
-    dirty_list[n_dirty++] = jr;
-}
-
 int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, size_t nbytes, gasneti_counter_t *lc,
                 gasneti_counter_t *rc, gex_Flags_t flags) {
     const gasnetc_ucx_rkey_t *k = rkey;
@@ -159,7 +148,7 @@ int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, si
     gasnetc_ucx_op_param(&p, o);
     p.op_attr_mask |= UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     p.memory_type = UCS_MEMORY_TYPE_HOST;
-    unflushed(jr);
+    gasneti_dirty_mark(&dirty, jr);
     if (!gasnetc_ucx_started(ucp_put_nbx(gasnetc_ucx_ep[jr], src, nbytes, (uint64_t)(uintptr_t)dest, k->rkey, &p),
                              o->call, jr))
         gasnetc_ucx_op_complete(o);
@@ -198,12 +187,7 @@ void gasnetc_rma_flush(void) {
     pthread_mutex_lock(&flush_lock);
 #endif
     UCX_LOCK();
-    size_t n = n_dirty;
-    for (size_t i = 0; i < n; i++) {
-        flushing[i] = dirty_list[i];
-        dirty[dirty_list[i]] = 0;
-    }
-    n_dirty = 0;
+    size_t n = gasneti_dirty_take(&dirty, flushing);
     for (size_t i = 0; i < n; i++) {
         gex_Rank_t jr = flushing[i];
         gasnetc_ucx_op_t *o = gasnetc_ucx_op_get(jr, "ucp_ep_flush_nbx (remote completion of puts)");

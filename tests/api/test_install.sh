@@ -291,52 +291,12 @@ else
     bad "the PAR/SEQ link failed, but not with an undefined symbol naming PAR:"; cat "$tmp/mismatch/build.log"
 fi
 
-# ---- udp-conduit, when it was built: its files, the launcher under both names, and the
-# client built with udp-par.mak and with pkg-config, run through the installed launcher ----
-if [ -f "$BUILDDIR/udp-conduit/libgasnet-udp-par.a" ]; then
-    for f in include/udp-conduit/gasnet_core.h include/udp-conduit/udp-seq.mak include/udp-conduit/udp-par.mak \
-             include/udp-conduit/udp-parsync.mak lib/libgasnet-udp-seq.a lib/libgasnet-udp-par.a \
-             lib/libgasnet-udp-parsync.a lib/pkgconfig/gasnet-udp-seq.pc lib/pkgconfig/gasnet-udp-par.pc \
-             lib/pkgconfig/gasnet-udp-parsync.pc; do
-        [ -f "$ROOT/$f" ] || bad "missing $f"
-    done
-    for l in amudprun gasnetrun_udp; do [ -x "$ROOT/bin/$l" ] || bad "missing bin/$l"; done
-    mkdir -p "$tmp/umak" "$tmp/upc"
-    sed "s|smp-conduit/smp-par.mak|udp-conduit/udp-par.mak|" "$tmp/mak/Makefile" > "$tmp/umak/Makefile"
-    check_udp() { # dir how launcher
-        local d=$1 how=$2 l=$3
-        GASNET_SUPERNODE_MAXSIZE=1 timeout -k 5 60 "$ROOT/bin/$l" -np 2 "$d/x" > "$d/run.out" 2>&1
-        local st=$?
-        if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/$l exited with status $st:"; cat "$d/run.out"; return; fi
-        for r in 0 1; do
-            grep -qx "rank $r of 2: hello, AM ok, put ok" "$d/run.out" || { bad "$how: rank $r's line is missing or wrong:"; cat "$d/run.out"; return; }
-        done
-        strings -a "$d/x" | grep -qF '$GASNetConduitName: UDP $' || bad "$how: the client has no \$GASNetConduitName: UDP \$ ident string"
-        okmsg "$how: built, ran with 2 processes over UDP through bin/$l"
-    }
-    if (cd "$tmp/umak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
-        check_udp "$tmp/umak" "udp-par.mak" amudprun
-    else
-        bad "building with udp-par.mak failed:"; cat "$tmp/umak/build.log"
-    fi
-    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-udp-par 2>"$tmp/upc/pc.err"); then
-        cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-udp-par)
-        [ -n "$cc" ] || cc=cc
-        if (cd "$tmp/upc" && $cc -o x ../x.c $pc > build.log 2>&1); then
-            check_udp "$tmp/upc" "pkg-config gasnet-udp-par" gasnetrun_udp
-        else
-            bad "building with pkg-config gasnet-udp-par failed:"; cat "$tmp/upc/build.log"
-        fi
-    else
-        bad "pkg-config --cflags --libs gasnet-udp-par failed:"; cat "$tmp/upc/pc.err"
-    fi
-fi
-
-# check_net DIR HOW LAUNCHER CONDUIT NETWORK: the client DIR/x (built as HOW) runs with 2
-# processes, PSHM off, through bin/LAUNCHER, and carries the ident string of CONDUIT
+# check_net DIR HOW LAUNCHER CONDUIT NETWORK [NP]: the client DIR/x (built as HOW) runs with
+# 2 processes (NP: the launcher's flag for the count, -n; amudprun's -np), PSHM off, through
+# bin/LAUNCHER, and carries the ident string of CONDUIT
 check_net() {
-    local d=$1 how=$2 launcher=$3 conduit=$4 net=$5
-    GASNET_SUPERNODE_MAXSIZE=${GASNET_SUPERNODE_MAXSIZE:-1} timeout -k 5 60 "$ROOT/bin/$launcher" -n 2 "$d/x" > "$d/run.out" 2>&1
+    local d=$1 how=$2 launcher=$3 conduit=$4 net=$5 np=${6:--n}
+    GASNET_SUPERNODE_MAXSIZE=${GASNET_SUPERNODE_MAXSIZE:-1} timeout -k 5 60 "$ROOT/bin/$launcher" "$np" 2 "$d/x" > "$d/run.out" 2>&1
     local st=$?
     if [ "$st" -ne 0 ]; then bad "$how: the client run by bin/$launcher exited with status $st:"; cat "$d/run.out"; return; fi
     for r in 0 1; do
@@ -346,139 +306,79 @@ check_net() {
     okmsg "$how: built, ran with 2 processes over $net through bin/$launcher"
 }
 
-# ---- mpi-conduit, when it was built: its files, the fragment's GASNET_LD (the MPI
-# wrapper), and the client built with mpi-par.mak and with pkg-config, run through the
-# installed bin/gasnetrun_mpi without PSHM (every AM over MPI) ----
-if [ -f "$BUILDDIR/mpi-conduit/libgasnet-mpi-par.a" ]; then
-    for f in include/mpi-conduit/gasnet_core.h include/mpi-conduit/mpi-seq.mak include/mpi-conduit/mpi-par.mak \
-             include/mpi-conduit/mpi-parsync.mak lib/libgasnet-mpi-seq.a lib/libgasnet-mpi-par.a \
-             lib/libgasnet-mpi-parsync.a lib/pkgconfig/gasnet-mpi-seq.pc lib/pkgconfig/gasnet-mpi-par.pc \
-             lib/pkgconfig/gasnet-mpi-parsync.pc; do
-        [ -f "$ROOT/$f" ] || bad "missing $f"
+# check_conduit c C NETWORK [LD_VAR [MAK_LAUNCHER PC_LAUNCHER [NP]]]: a built network
+# conduit's installed files (headers, fragments, libraries, .pc files of the three modes,
+# its launchers), and the client built with c-par.mak and with pkg-config gasnet-c-par
+# (linked by the .pc's LD_VAR, GASNET_CC by default) in $tmp/c-mak and $tmp/c-pc, each
+# run through the installed launcher (gasnetrun_c by default) by check_net
+check_conduit() {
+    local c=$1 C=$2 net=$3 ldvar=${4:-GASNET_CC} lmak=${5:-gasnetrun_$1} lpc=${6:-gasnetrun_$1} np=${7:--n} f pc cc m
+    for m in seq par parsync; do
+        for f in include/$c-conduit/$c-$m.mak lib/libgasnet-$c-$m.a lib/pkgconfig/gasnet-$c-$m.pc; do
+            [ -f "$ROOT/$f" ] || bad "missing $f"
+        done
     done
-    [ -x "$ROOT/bin/gasnetrun_mpi" ] || bad "missing bin/gasnetrun_mpi"
+    [ -f "$ROOT/include/$c-conduit/gasnet_core.h" ] || bad "missing include/$c-conduit/gasnet_core.h"
+    for f in $lmak $lpc; do [ -x "$ROOT/bin/$f" ] || bad "missing bin/$f"; done
+    mkdir -p "$tmp/$c-mak" "$tmp/$c-pc"
+    sed "s|smp-conduit/smp-par.mak|$c-conduit/$c-par.mak|" "$tmp/mak/Makefile" > "$tmp/$c-mak/Makefile"
+    if (cd "$tmp/$c-mak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
+        check_net "$tmp/$c-mak" "$c-par.mak" "$lmak" "$C" "$net" "$np"
+    else
+        bad "building with $c-par.mak failed:"; cat "$tmp/$c-mak/build.log"
+    fi
+    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-$c-par 2>"$tmp/$c-pc/pc.err"); then
+        cc=$(pkg-config $PC_RELOC --variable=$ldvar gasnet-$c-par)
+        [ -n "$cc" ] || cc=cc
+        if (cd "$tmp/$c-pc" && $cc -o x ../x.c $pc > build.log 2>&1); then
+            check_net "$tmp/$c-pc" "pkg-config gasnet-$c-par (linked by $cc)" "$lpc" "$C" "$net" "$np"
+        else
+            bad "building with pkg-config gasnet-$c-par failed:"; cat "$tmp/$c-pc/build.log"
+        fi
+    else
+        bad "pkg-config --cflags --libs gasnet-$c-par failed:"; cat "$tmp/$c-pc/pc.err"
+    fi
+}
+
+# ---- udp-conduit, when it was built: the launcher under both names (amudprun runs the
+# fragment's client, gasnetrun_udp pkg-config's) ----
+if [ -f "$BUILDDIR/udp-conduit/libgasnet-udp-par.a" ]; then
+    check_conduit udp UDP UDP GASNET_CC amudprun gasnetrun_udp -np
+fi
+
+# ---- mpi-conduit, when it was built: the fragment's GASNET_LD (the MPI wrapper), which
+# links pkg-config's client; every AM over MPI ----
+if [ -f "$BUILDDIR/mpi-conduit/libgasnet-mpi-par.a" ]; then
     ld=$(sed -n 's/^GASNET_LD = //p' "$ROOT/include/mpi-conduit/mpi-par.mak")
     case "$ld" in *mpi*) okmsg "mpi-par.mak: GASNET_LD = $ld" ;; *) bad "mpi-par.mak: GASNET_LD = '$ld', not the MPI wrapper" ;; esac
     grep -q '^GASNET_LD_REQUIRES_MPI = 1' "$ROOT/include/mpi-conduit/mpi-par.mak" || bad "mpi-par.mak: GASNET_LD_REQUIRES_MPI is not 1"
-    mkdir -p "$tmp/mmak" "$tmp/mpc"
-    sed "s|smp-conduit/smp-par.mak|mpi-conduit/mpi-par.mak|" "$tmp/mak/Makefile" > "$tmp/mmak/Makefile"
-    check_mpi() { check_net "$1" "$2" gasnetrun_mpi MPI MPI; }
-    if (cd "$tmp/mmak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
-        check_mpi "$tmp/mmak" "mpi-par.mak"
-    else
-        bad "building with mpi-par.mak failed:"; cat "$tmp/mmak/build.log"
-    fi
-    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-mpi-par 2>"$tmp/mpc/pc.err"); then
-        cc=$(pkg-config $PC_RELOC --variable=GASNET_LD gasnet-mpi-par)
-        [ -n "$cc" ] || cc=mpicc
-        if (cd "$tmp/mpc" && $cc -o x ../x.c $pc > build.log 2>&1); then
-            check_mpi "$tmp/mpc" "pkg-config gasnet-mpi-par (linked by $cc)"
-        else
-            bad "building with pkg-config gasnet-mpi-par failed:"; cat "$tmp/mpc/build.log"
-        fi
-    else
-        bad "pkg-config --cflags --libs gasnet-mpi-par failed:"; cat "$tmp/mpc/pc.err"
-    fi
+    check_conduit mpi MPI MPI GASNET_LD
 fi
 
-# ---- ofi-conduit, when it was built: its files, and the client built with ofi-par.mak and
-# with pkg-config, run through the installed bin/gasnetrun_ofi without PSHM ----
+# ---- ofi-conduit, when it was built; and its launcher refuses a program built for
+# another conduit, with one line naming both ----
 if [ -f "$BUILDDIR/ofi-conduit/libgasnet-ofi-par.a" ]; then
-    for f in include/ofi-conduit/gasnet_core.h include/ofi-conduit/ofi-seq.mak include/ofi-conduit/ofi-par.mak \
-             include/ofi-conduit/ofi-parsync.mak lib/libgasnet-ofi-seq.a lib/libgasnet-ofi-par.a \
-             lib/libgasnet-ofi-parsync.a lib/pkgconfig/gasnet-ofi-seq.pc lib/pkgconfig/gasnet-ofi-par.pc \
-             lib/pkgconfig/gasnet-ofi-parsync.pc; do
-        [ -e "$ROOT/$f" ] || bad "missing $f"
-    done
-    [ -x "$ROOT/bin/gasnetrun_ofi" ] || bad "missing bin/gasnetrun_ofi"
-    mkdir -p "$tmp/omak" "$tmp/opc"
-    sed "s|smp-conduit/smp-par.mak|ofi-conduit/ofi-par.mak|" "$tmp/mak/Makefile" > "$tmp/omak/Makefile"
-    check_ofi() { check_net "$1" "$2" gasnetrun_ofi OFI libfabric; }
-    if (cd "$tmp/omak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
-        check_ofi "$tmp/omak" "ofi-par.mak"
-    else
-        bad "building with ofi-par.mak failed:"; cat "$tmp/omak/build.log"
-    fi
-    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-ofi-par 2>"$tmp/opc/pc.err"); then
-        cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-ofi-par)
-        if (cd "$tmp/opc" && ${cc:-cc} -o x ../x.c $pc > build.log 2>&1); then
-            check_ofi "$tmp/opc" "pkg-config gasnet-ofi-par"
-        else
-            bad "building with pkg-config gasnet-ofi-par failed:"; cat "$tmp/opc/build.log"
-        fi
-    else
-        bad "pkg-config --cflags --libs gasnet-ofi-par failed:"; cat "$tmp/opc/pc.err"
-    fi
-    # a program built for another conduit is refused, with one line naming both
+    check_conduit ofi OFI libfabric
     if [ -x "$tmp/mak/x" ]; then
-        timeout -k 5 30 "$ROOT/bin/gasnetrun_ofi" -n 2 "$tmp/mak/x" > "$tmp/omak/wrong.out" 2>&1
+        timeout -k 5 30 "$ROOT/bin/gasnetrun_ofi" -n 2 "$tmp/mak/x" > "$tmp/ofi-mak/wrong.out" 2>&1
         st=$?
-        if [ "$st" -eq 0 ] || ! grep -q "built for the SMP conduit" "$tmp/omak/wrong.out"; then
-            bad "bin/gasnetrun_ofi ran an smp program (status $st):"; cat "$tmp/omak/wrong.out"
+        if [ "$st" -eq 0 ] || ! grep -q "built for the SMP conduit" "$tmp/ofi-mak/wrong.out"; then
+            bad "bin/gasnetrun_ofi ran an smp program (status $st):"; cat "$tmp/ofi-mak/wrong.out"
         else
-            okmsg "bin/gasnetrun_ofi refuses an smp program: $(head -n 1 "$tmp/omak/wrong.out")"
+            okmsg "bin/gasnetrun_ofi refuses an smp program: $(head -n 1 "$tmp/ofi-mak/wrong.out")"
         fi
     fi
 fi
 
-# ---- ucx-conduit, when it was built: its files, and the client built with ucx-par.mak and
-# with pkg-config, run through the installed bin/gasnetrun_ucx without PSHM ----
+# ---- ucx-conduit, when it was built ----
 if [ -f "$BUILDDIR/ucx-conduit/libgasnet-ucx-par.a" ]; then
-    for f in include/ucx-conduit/gasnet_core.h include/ucx-conduit/ucx-seq.mak include/ucx-conduit/ucx-par.mak \
-             include/ucx-conduit/ucx-parsync.mak lib/libgasnet-ucx-seq.a lib/libgasnet-ucx-par.a \
-             lib/libgasnet-ucx-parsync.a lib/pkgconfig/gasnet-ucx-seq.pc lib/pkgconfig/gasnet-ucx-par.pc \
-             lib/pkgconfig/gasnet-ucx-parsync.pc; do
-        [ -e "$ROOT/$f" ] || bad "missing $f"
-    done
-    [ -x "$ROOT/bin/gasnetrun_ucx" ] || bad "missing bin/gasnetrun_ucx"
-    mkdir -p "$tmp/xmak" "$tmp/xpc"
-    sed "s|smp-conduit/smp-par.mak|ucx-conduit/ucx-par.mak|" "$tmp/mak/Makefile" > "$tmp/xmak/Makefile"
-    check_ucx() { check_net "$1" "$2" gasnetrun_ucx UCX UCX; }
-    if (cd "$tmp/xmak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
-        check_ucx "$tmp/xmak" "ucx-par.mak"
-    else
-        bad "building with ucx-par.mak failed:"; cat "$tmp/xmak/build.log"
-    fi
-    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-ucx-par 2>"$tmp/xpc/pc.err"); then
-        cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-ucx-par)
-        if (cd "$tmp/xpc" && ${cc:-cc} -o x ../x.c $pc > build.log 2>&1); then
-            check_ucx "$tmp/xpc" "pkg-config gasnet-ucx-par"
-        else
-            bad "building with pkg-config gasnet-ucx-par failed:"; cat "$tmp/xpc/build.log"
-        fi
-    else
-        bad "pkg-config --cflags --libs gasnet-ucx-par failed:"; cat "$tmp/xpc/pc.err"
-    fi
+    check_conduit ucx UCX UCX
 fi
-# ---- ibv-conduit, when it was built: its files, and the client built with ibv-par.mak and
-# with pkg-config, run through the installed bin/gasnetrun_ibv with both ranks neighbors
-# (this host has no RDMA device: the network path is test_ibvlab.sh's, in a guest) ----
+
+# ---- ibv-conduit, when it was built: both ranks neighbors (this host has no RDMA device:
+# the network path is test_ibvlab.sh's, in a guest) ----
 if [ -f "$BUILDDIR/ibv-conduit/libgasnet-ibv-par.a" ]; then
-    for f in include/ibv-conduit/gasnet_core.h include/ibv-conduit/ibv-seq.mak include/ibv-conduit/ibv-par.mak \
-             include/ibv-conduit/ibv-parsync.mak lib/libgasnet-ibv-seq.a lib/libgasnet-ibv-par.a \
-             lib/libgasnet-ibv-parsync.a lib/pkgconfig/gasnet-ibv-seq.pc lib/pkgconfig/gasnet-ibv-par.pc \
-             lib/pkgconfig/gasnet-ibv-parsync.pc; do
-        [ -e "$ROOT/$f" ] || bad "missing $f"
-    done
-    [ -x "$ROOT/bin/gasnetrun_ibv" ] || bad "missing bin/gasnetrun_ibv"
-    mkdir -p "$tmp/imak" "$tmp/ipc"
-    sed "s|smp-conduit/smp-par.mak|ibv-conduit/ibv-par.mak|" "$tmp/mak/Makefile" > "$tmp/imak/Makefile"
-    check_ibv() { GASNET_SUPERNODE_MAXSIZE=0 check_net "$1" "$2" gasnetrun_ibv IBV "shared memory (PSHM)"; }
-    if (cd "$tmp/imak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
-        check_ibv "$tmp/imak" "ibv-par.mak"
-    else
-        bad "building with ibv-par.mak failed:"; cat "$tmp/imak/build.log"
-    fi
-    if pc=$(pkg-config $PC_RELOC --cflags --libs gasnet-ibv-par 2>"$tmp/ipc/pc.err"); then
-        cc=$(pkg-config $PC_RELOC --variable=GASNET_CC gasnet-ibv-par)
-        if (cd "$tmp/ipc" && ${cc:-cc} -o x ../x.c $pc > build.log 2>&1); then
-            check_ibv "$tmp/ipc" "pkg-config gasnet-ibv-par"
-        else
-            bad "building with pkg-config gasnet-ibv-par failed:"; cat "$tmp/ipc/build.log"
-        fi
-    else
-        bad "pkg-config --cflags --libs gasnet-ibv-par failed:"; cat "$tmp/ipc/pc.err"
-    fi
+    GASNET_SUPERNODE_MAXSIZE=0 check_conduit ibv IBV "shared memory (PSHM)"
 fi
 
 if [ "$failed" -ne 0 ]; then exit 1; fi

@@ -12,7 +12,7 @@
  *   put_8_lat, get_8_lat  blocking 8-byte gex_RMA_PutBlocking / GetBlocking (fi_write /
  *                     fi_read where the provider has FI_RMA), us per operation.
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait, MB/s.
- *   long_64k_bw, long_1m_bw  LONG_COUNT gex_AM_RequestLong0 of 64 KiB / 1 MiB, each into
+ *   long_64k_bw, long_1m_bw  BENCH_LONG_COUNT gex_AM_RequestLong0 of 64 KiB / 1 MiB, each into
  *                     its own place in the peer's segment (which the peer zeroes first,
  *                     so a payload that did not arrive is seen), local completion by
  *                     gex_NBI_Wait, until every handler has run (each acknowledges with a
@@ -35,72 +35,19 @@
  * With OFI_BENCH_ONLY=rtt, am_short_rtt alone (run-bench alternates such runs with
  * fi_pingpong's, see there).
  * Each figure is the best of BENCH_RUNS runs. */
-#include "bench_pingpong.h"
-
-#include <gasnet_ratomic.h>
+#include "bench_netrma.h"
 
 #define RTT_ITERS 20000L
 #define LAT_ITERS 5000L
-#define BW_BYTES (1u << 20)
-#define PUT_COUNT 64
-#define LONG_COUNT 64
 #define CONT_ITERS 2000L
 #define CONT_OFF 64 /* put_8_contended's slots, one word per rank (over the bulk area's
                      * start: each figure has the segment to itself between barriers) */
 #define CONT_TARGET 20.0 /* the 4-process figure over the 2-process one */
-enum { H_LONG = BENCH_H_PONG + 1, H_LONG_ACK };
-
-static volatile long long_acks, long_bad;
-static uint64_t pattern(size_t i) { return (uint64_t)i * 0x9e3779b97f4a7c15u ^ 0x5a5a5a5a5a5a5a5au; }
-
-static void h_long(gex_Token_t t, void *buf, size_t n) {
-    const uint64_t *w = buf;
-    size_t last = n / 8 - 1;
-    if (w[0] != pattern(0) || w[last / 2] != pattern(last / 2) || w[last] != pattern(last)) long_bad++;
-    gex_AM_ReplyShort0(t, H_LONG_ACK, 0);
-}
-static void h_long_ack(gex_Token_t t) {
-    (void)t;
-    long_acks++;
-}
 
 
-static double rma_lat(const bench_job_t *j, int get) {
-    uint64_t v = 42, w = 0;
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        for (long i = 0; i < LAT_ITERS; i++) {
-            if (get) {
-                gex_RMA_GetBlocking(j->tm, &w, 1, j->peer_seg, 8, 0);
-            } else {
-                v = (uint64_t)i;
-                gex_RMA_PutBlocking(j->tm, 1, j->peer_seg, &v, 8, 0);
-            }
-        }
-        if (get && w != (uint64_t)(LAT_ITERS - 1)) bench_fail(j, "get_8_lat: the value read back is wrong");
-    }
-    double us = (double)(bench_now_ns() - t0) / LAT_ITERS / 1000.0;
-    bench_barrier(j);
-    return us;
-}
 
-static double fadd_lat(const bench_job_t *j, gex_AD_t ad) {
-    uint64_t *target = (uint64_t *)((char *)j->peer_seg + 8), old = 0;
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        uint64_t first = 0;
-        for (long i = 0; i < LAT_ITERS; i++) {
-            gex_Event_Wait(gex_AD_OpNB_U64(ad, &old, 1, target, GEX_OP_FADD, 1, 0, 0));
-            if (!i) first = old;
-        }
-        if (old != first + LAT_ITERS - 1) bench_fail(j, "fadd_8_lat: the fetched values do not count up by one");
-    }
-    double us = (double)(bench_now_ns() - t0) / LAT_ITERS / 1000.0;
-    bench_barrier(j);
-    return us;
-}
+
+
 
 /* the rank that put number i of rank src goes to (each other rank in turn) */
 static gex_Rank_t cont_target(gex_Rank_t src, long i, gex_Rank_t n) {
@@ -129,49 +76,14 @@ static double put_contended(const bench_job_t *j, void *const *segs) {
     return us;
 }
 
-static double put_bw(const bench_job_t *j, const void *buf) {
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        for (int i = 0; i < PUT_COUNT; i++)
-            gex_RMA_PutNBI(j->tm, 1, (char *)j->peer_seg + 64, (void *)buf, BW_BYTES, GEX_EVENT_DEFER, 0);
-        gex_NBI_Wait(GEX_EC_PUT, 0);
-    }
-    double s = (double)(bench_now_ns() - t0) * 1e-9;
-    bench_barrier(j);
-    return (double)PUT_COUNT * BW_BYTES / s / 1e6;
-}
 
-static double long_bw(const bench_job_t *j, const char *buf, size_t n) {
-    if (j->me == 1) memset((char *)j->my_seg + 64, 0, LONG_COUNT * n);
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        long want = long_acks + LONG_COUNT;
-        for (int i = 0; i < LONG_COUNT; i++)
-            gex_AM_RequestLong0(j->tm, 1, H_LONG, (void *)buf, n, (char *)j->peer_seg + 64 + i * n, GEX_EVENT_GROUP, 0);
-        gex_NBI_Wait(GEX_EC_AM, 0);
-        while (long_acks < want) gasnet_AMPoll();
-    }
-    double s = (double)(bench_now_ns() - t0) * 1e-9;
-    bench_barrier(j);
-    if (long_bad) bench_fail(j, "long_bw: a Long handler found its payload wrong");
-    return (double)LONG_COUNT * n / s / 1e6;
-}
 
-static double env_figure(const char *name) {
-    const char *v = getenv(name);
-    char *end;
-    double d = v && *v ? strtod(v, &end) : 0;
-    return v && *v && !*end && d > 0 ? d : 0;
-}
 
 int main(int argc, char **argv) {
     gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS,
-                          {H_LONG, (gex_AM_Fn_t)h_long, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_LONG, 0, NULL, "long"},
-                          {H_LONG_ACK, (gex_AM_Fn_t)h_long_ack, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "ack"}};
+                          BENCH_NETRMA_HANDLERS};
     bench_job_t j;
-    bench_init(&j, &argc, &argv, "BENCH_OFI", 64 + (size_t)LONG_COUNT * BW_BYTES, h, 4);
+    bench_init(&j, &argc, &argv, "BENCH_OFI", 64 + (size_t)BENCH_LONG_COUNT * BENCH_BW_BYTES, h, 4);
     const char *only = getenv("OFI_BENCH_ONLY");
     if (only && !strcmp(only, "rtt")) { /* am_short_rtt alone */
         double best = 1e30;
@@ -187,7 +99,7 @@ int main(int argc, char **argv) {
     for (gex_Rank_t r = 0; r < j.nranks; r++)
         if (gex_Segment_QueryBound(j.tm, r, &segs[r], NULL, NULL) != 0) bench_fail(&j, "gex_Segment_QueryBound failed");
     if (j.nranks > 2) { /* put_8_contended alone */
-        double best = 1e30, n2 = env_figure("OFI_PUT_CONTENDED_N2_US");
+        double best = 1e30, n2 = bench_env_figure("OFI_PUT_CONTENDED_N2_US");
         for (int r = 0; r < BENCH_RUNS; r++) {
             double c = put_contended(&j, segs);
             if (c < best) best = c;
@@ -206,16 +118,18 @@ int main(int argc, char **argv) {
         free(segs);
         bench_finish(&j);
     }
-    uint64_t *buf = malloc(BW_BYTES);
+    uint64_t *buf = malloc(BENCH_BW_BYTES);
     if (!buf) bench_fail(&j, "out of memory");
-    for (size_t i = 0; i < BW_BYTES / 8; i++) buf[i] = pattern(i);
+    for (size_t i = 0; i < BENCH_BW_BYTES / 8; i++) buf[i] = bench_pattern(i);
     gex_AD_t ad;
     gex_AD_Create(&ad, j.tm, GEX_DT_U64, GEX_OP_FADD, 0);
     double best_rtt = 1e30, best_put = 1e30, best_get = 1e30, best_bw = 0, best_fadd = 1e30, best_l64 = 0, best_l1m = 0;
     double best_cont = 1e30;
     for (int r = 0; r < BENCH_RUNS; r++) {
-        double a = bench_am_rtt(&j, RTT_ITERS), p = rma_lat(&j, 0), g = rma_lat(&j, 1), b = put_bw(&j, buf);
-        double f = fadd_lat(&j, ad), l64 = long_bw(&j, (char *)buf, 65536), l1m = long_bw(&j, (char *)buf, BW_BYTES);
+        double a = bench_am_rtt(&j, RTT_ITERS), p = bench_rma_lat(&j, 0, LAT_ITERS),
+               g = bench_rma_lat(&j, 1, LAT_ITERS), b = bench_put_bw(&j, buf, 64);
+        double f = bench_fadd_lat(&j, ad, LAT_ITERS), l64 = bench_long_bw(&j, (char *)buf, 65536, 64);
+        double l1m = bench_long_bw(&j, (char *)buf, BENCH_BW_BYTES, 64);
         double c = put_contended(&j, segs);
         if (c < best_cont) best_cont = c;
         if (l64 > best_l64) best_l64 = l64;
@@ -228,7 +142,7 @@ int main(int argc, char **argv) {
     }
     if (j.me == 0) {
         const char *prov = getenv("FI_PROVIDER");
-        double pp_rtt = env_figure("OFI_PP_RTT_US"), pp_bw = env_figure("OFI_PP_1M_BW");
+        double pp_rtt = bench_env_figure("OFI_PP_RTT_US"), pp_bw = bench_env_figure("OFI_PP_1M_BW");
         printf("# provider: %s\n", prov ? prov : "(libfabric's default)");
         if (pp_rtt) bench_print("fi_pingpong_8_rtt", pp_rtt, "us");
         bench_print("am_short_rtt", best_rtt, "us");

@@ -27,35 +27,17 @@
  *                     segment, each acknowledged, MB/s (GASNET_UCX_LONG_APART decides how
  *                     their payloads go).
  *   fadd_8_lat        a blocking 64-bit fetch-and-add (ucp_atomic_op_nbx), us. */
-#include "bench_pingpong.h"
-
-#include <gasnet_ratomic.h>
+#include "bench_netrma.h"
 #include <ucp/api/ucp.h>
 
 #define RTT_ITERS 20000L
 #define LAT_ITERS 2000L
 #define GET_ITERS 500L /* (a get over tcp takes UCX about a millisecond here: ucp_get's too) */
-#define BW_BYTES (1u << 20)
-#define PUT_COUNT 64
-#define LONG_COUNT 64
 #define NBI_PUTS 1000
 #define XCHG_OFF 4096 /* the raw side's address and rkey, in the segment (under the bulk area) */
 #define XCHG_MAX 4096
 #define BULK_OFF (2 * XCHG_MAX + XCHG_OFF)
-enum { H_LONG = BENCH_H_PONG + 1, H_LONG_ACK };
 
-static volatile long long_acks, long_bad;
-static uint64_t pattern(size_t i) { return (uint64_t)i * 0x9e3779b97f4a7c15u ^ 0x5a5a5a5a5a5a5a5au; }
-static void h_long(gex_Token_t t, void *buf, size_t n) {
-    const uint64_t *w = buf;
-    size_t last = n / 8 - 1;
-    if (w[0] != pattern(0) || w[last / 2] != pattern(last / 2) || w[last] != pattern(last)) long_bad++;
-    gex_AM_ReplyShort0(t, H_LONG_ACK, 0);
-}
-static void h_long_ack(gex_Token_t t) {
-    (void)t;
-    long_acks++;
-}
 
 /* ---- the raw UCP side ---- */
 typedef struct {
@@ -121,12 +103,12 @@ static void raw_init(const bench_job_t *j, raw_t *r) {
     ucp_worker_release_address(r->w, addr);
     ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = (ucp_address_t *)(peer + 8)};
     raw_check(j, ucp_ep_create(r->w, &ep, &r->ep), "ucp_ep_create");
-    /* a buffer of BW_BYTES to put into, and its rkey */
-    if (posix_memalign((void **)&r->buf, 4096, BW_BYTES)) bench_fail(j, "out of memory");
-    memset(r->buf, 0, BW_BYTES);
+    /* a buffer of BENCH_BW_BYTES to put into, and its rkey */
+    if (posix_memalign((void **)&r->buf, 4096, BENCH_BW_BYTES)) bench_fail(j, "out of memory");
+    memset(r->buf, 0, BENCH_BW_BYTES);
     ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
                                .address = r->buf,
-                               .length = BW_BYTES};
+                               .length = BENCH_BW_BYTES};
     raw_check(j, ucp_mem_map(r->ctx, &mp, &r->memh), "ucp_mem_map");
     void *packed;
     size_t plen;
@@ -218,26 +200,6 @@ static double put_pingpong(const bench_job_t *j) {
     return us;
 }
 
-static double rma_lat(const bench_job_t *j, int get) {
-    uint64_t v = 42, w = 0;
-    const long iters = get ? GET_ITERS : LAT_ITERS;
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        for (long i = 0; i < iters; i++) {
-            if (get) {
-                gex_RMA_GetBlocking(j->tm, &w, 1, j->peer_seg, 8, 0);
-            } else {
-                v = (uint64_t)i;
-                gex_RMA_PutBlocking(j->tm, 1, j->peer_seg, &v, 8, 0);
-            }
-        }
-        if (get && w != (uint64_t)(LAT_ITERS - 1)) bench_fail(j, "get_8_lat: the value read back is wrong");
-    }
-    double us = (double)(bench_now_ns() - t0) / iters / 1000.0;
-    bench_barrier(j);
-    return us;
-}
 
 static double nbi_puts(const bench_job_t *j) {
     uint64_t v = 6;
@@ -253,80 +215,27 @@ static double nbi_puts(const bench_job_t *j) {
     return us;
 }
 
-static double fadd_lat(const bench_job_t *j, gex_AD_t ad) {
-    uint64_t *target = (uint64_t *)((char *)j->peer_seg + 8), old = 0;
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        uint64_t first = 0;
-        for (long i = 0; i < LAT_ITERS; i++) {
-            gex_Event_Wait(gex_AD_OpNB_U64(ad, &old, 1, target, GEX_OP_FADD, 1, 0, 0));
-            if (!i) first = old;
-        }
-        if (old != first + LAT_ITERS - 1) bench_fail(j, "fadd_8_lat: the fetched values do not count up by one");
-    }
-    double us = (double)(bench_now_ns() - t0) / LAT_ITERS / 1000.0;
-    bench_barrier(j);
-    return us;
-}
 
-static double put_bw(const bench_job_t *j, const void *buf) {
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        for (int i = 0; i < PUT_COUNT; i++)
-            gex_RMA_PutNBI(j->tm, 1, (char *)j->peer_seg + BULK_OFF, (void *)buf, BW_BYTES, GEX_EVENT_DEFER, 0);
-        gex_NBI_Wait(GEX_EC_PUT, 0);
-    }
-    double s = (double)(bench_now_ns() - t0) * 1e-9;
-    bench_barrier(j);
-    return (double)PUT_COUNT * BW_BYTES / s / 1e6;
-}
 
-static double long_bw(const bench_job_t *j, const char *buf, size_t n) {
-    if (j->me == 1) memset((char *)j->my_seg + BULK_OFF, 0, LONG_COUNT * n);
-    bench_barrier(j);
-    uint64_t t0 = bench_now_ns();
-    if (j->me == 0) {
-        long want = long_acks + LONG_COUNT;
-        for (int i = 0; i < LONG_COUNT; i++)
-            gex_AM_RequestLong0(j->tm, 1, H_LONG, (void *)buf, n, (char *)j->peer_seg + BULK_OFF + i * n,
-                                GEX_EVENT_GROUP, 0);
-        gex_NBI_Wait(GEX_EC_AM, 0);
-        while (long_acks < want)
-            gasnet_AMPoll();
-    }
-    double s = (double)(bench_now_ns() - t0) * 1e-9;
-    bench_barrier(j);
-    if (long_bad) bench_fail(j, "long_bw: a Long handler found its payload wrong");
-    return (double)LONG_COUNT * n / s / 1e6;
-}
 
-static double env_figure(const char *name) {
-    const char *v = getenv(name);
-    char *end;
-    double d = v && *v ? strtod(v, &end) : 0;
-    return v && *v && !*end && d > 0 ? d : 0;
-}
 
 #define MIN(a, b) ((b) < (a) ? (b) : (a))
 #define MAX(a, b) ((b) > (a) ? (b) : (a))
 
 int main(int argc, char **argv) {
     gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS,
-                          {H_LONG, (gex_AM_Fn_t)h_long, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_LONG, 0, NULL, "long"},
-                          {H_LONG_ACK, (gex_AM_Fn_t)h_long_ack, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "ack"}};
+                          BENCH_NETRMA_HANDLERS};
     bench_job_t j;
-    bench_init(&j, &argc, &argv, "BENCH_UCX", BULK_OFF + (size_t)LONG_COUNT * BW_BYTES, h, 4);
+    bench_init(&j, &argc, &argv, "BENCH_UCX", BULK_OFF + (size_t)BENCH_LONG_COUNT * BENCH_BW_BYTES, h, 4);
     if (j.nranks != 2) bench_fail(&j, "bench_ucx runs with 2 processes");
     raw_t raw;
     raw_init(&j, &raw);
     const char *only = getenv("UCX_BENCH_ONLY");
     int rtt_only = only && !strcmp(only, "rtt");
-    uint64_t *buf = malloc(BW_BYTES);
+    uint64_t *buf = malloc(BENCH_BW_BYTES);
     if (!buf) bench_fail(&j, "out of memory");
-    for (size_t i = 0; i < BW_BYTES / 8; i++)
-        buf[i] = pattern(i);
+    for (size_t i = 0; i < BENCH_BW_BYTES / 8; i++)
+        buf[i] = bench_pattern(i);
     gex_AD_t ad;
     gex_AD_Create(&ad, j.tm, GEX_DT_U64, GEX_OP_FADD, 0);
     double rtt = 1e30, raw_rtt = 1e30, ppong = 1e30, put = 1e30, get = 1e30, bw = 0, nbi = 1e30, raw_nbi = 1e30;
@@ -338,17 +247,17 @@ int main(int argc, char **argv) {
         raw_nbi = MIN(raw_nbi, raw_nbi_puts(&j, &raw));
         nbi = MIN(nbi, nbi_puts(&j));
         ppong = MIN(ppong, put_pingpong(&j));
-        put = MIN(put, rma_lat(&j, 0));
-        get = MIN(get, rma_lat(&j, 1));
-        bw = MAX(bw, put_bw(&j, buf));
-        fadd = MIN(fadd, fadd_lat(&j, ad));
-        l64 = MAX(l64, long_bw(&j, (char *)buf, 65536));
-        l1m = MAX(l1m, long_bw(&j, (char *)buf, BW_BYTES));
+        put = MIN(put, bench_rma_lat(&j, 0, LAT_ITERS));
+        get = MIN(get, bench_rma_lat(&j, 1, GET_ITERS));
+        bw = MAX(bw, bench_put_bw(&j, buf, BULK_OFF));
+        fadd = MIN(fadd, bench_fadd_lat(&j, ad, LAT_ITERS));
+        l64 = MAX(l64, bench_long_bw(&j, (char *)buf, 65536, BULK_OFF));
+        l1m = MAX(l1m, bench_long_bw(&j, (char *)buf, BENCH_BW_BYTES, BULK_OFF));
     }
     if (j.me == 0) {
         const char *tls = getenv("UCX_TLS");
-        double am_lat = env_figure("UCX_PERF_AM_LAT_US"), put_lat = env_figure("UCX_PERF_PUT_LAT_US");
-        double get_lat = env_figure("UCX_PERF_GET_LAT_US"), put_bw_pf = env_figure("UCX_PERF_PUT_BW");
+        double am_lat = bench_env_figure("UCX_PERF_AM_LAT_US"), put_lat = bench_env_figure("UCX_PERF_PUT_LAT_US");
+        double get_lat = bench_env_figure("UCX_PERF_GET_LAT_US"), put_bw_pf = bench_env_figure("UCX_PERF_PUT_BW");
         printf("# UCX_TLS: %s\n", tls ? tls : "(UCX's choice)");
         bench_print("raw_am_rtt", raw_rtt, "us");
         bench_print("am_short_rtt", rtt, "us");
