@@ -44,11 +44,6 @@
                      * start: each figure has the segment to itself between barriers) */
 #define CONT_TARGET 20.0 /* the 4-process figure over the 2-process one */
 
-
-
-
-
-
 /* the rank that put number i of rank src goes to (each other rank in turn) */
 static gex_Rank_t cont_target(gex_Rank_t src, long i, gex_Rank_t n) {
     return (gex_Rank_t)((src + 1 + (gex_Rank_t)(i % (long)(n - 1))) % n);
@@ -75,9 +70,6 @@ static double put_contended(const bench_job_t *j, void *const *segs) {
     }
     return us;
 }
-
-
-
 
 int main(int argc, char **argv) {
     gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS,

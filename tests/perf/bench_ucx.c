@@ -28,6 +28,7 @@
  *                     their payloads go).
  *   fadd_8_lat        a blocking 64-bit fetch-and-add (ucp_atomic_op_nbx), us. */
 #include "bench_netrma.h"
+#include <math.h> /* fmin, fmax: each argument (a whole measurement, barriers inside) made once */
 #include <ucp/api/ucp.h>
 
 #define RTT_ITERS 20000L
@@ -37,7 +38,6 @@
 #define XCHG_OFF 4096 /* the raw side's address and rkey, in the segment (under the bulk area) */
 #define XCHG_MAX 4096
 #define BULK_OFF (2 * XCHG_MAX + XCHG_OFF)
-
 
 /* ---- the raw UCP side ---- */
 typedef struct {
@@ -200,7 +200,6 @@ static double put_pingpong(const bench_job_t *j) {
     return us;
 }
 
-
 static double nbi_puts(const bench_job_t *j) {
     uint64_t v = 6;
     bench_barrier(j);
@@ -214,13 +213,6 @@ static double nbi_puts(const bench_job_t *j) {
     bench_barrier(j);
     return us;
 }
-
-
-
-
-
-#define MIN(a, b) ((b) < (a) ? (b) : (a))
-#define MAX(a, b) ((b) > (a) ? (b) : (a))
 
 int main(int argc, char **argv) {
     gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS,
@@ -241,18 +233,18 @@ int main(int argc, char **argv) {
     double rtt = 1e30, raw_rtt = 1e30, ppong = 1e30, put = 1e30, get = 1e30, bw = 0, nbi = 1e30, raw_nbi = 1e30;
     double fadd = 1e30, l64 = 0, l1m = 0;
     for (int r = 0; r < BENCH_RUNS; r++) {
-        raw_rtt = MIN(raw_rtt, raw_am_rtt(&j, &raw, RTT_ITERS));
-        rtt = MIN(rtt, bench_am_rtt(&j, RTT_ITERS));
+        raw_rtt = fmin(raw_rtt, raw_am_rtt(&j, &raw, RTT_ITERS));
+        rtt = fmin(rtt, bench_am_rtt(&j, RTT_ITERS));
         if (rtt_only) continue;
-        raw_nbi = MIN(raw_nbi, raw_nbi_puts(&j, &raw));
-        nbi = MIN(nbi, nbi_puts(&j));
-        ppong = MIN(ppong, put_pingpong(&j));
-        put = MIN(put, bench_rma_lat(&j, 0, LAT_ITERS));
-        get = MIN(get, bench_rma_lat(&j, 1, GET_ITERS));
-        bw = MAX(bw, bench_put_bw(&j, buf, BULK_OFF));
-        fadd = MIN(fadd, bench_fadd_lat(&j, ad, LAT_ITERS));
-        l64 = MAX(l64, bench_long_bw(&j, (char *)buf, 65536, BULK_OFF));
-        l1m = MAX(l1m, bench_long_bw(&j, (char *)buf, BENCH_BW_BYTES, BULK_OFF));
+        raw_nbi = fmin(raw_nbi, raw_nbi_puts(&j, &raw));
+        nbi = fmin(nbi, nbi_puts(&j));
+        ppong = fmin(ppong, put_pingpong(&j));
+        put = fmin(put, bench_rma_lat(&j, 0, LAT_ITERS));
+        get = fmin(get, bench_rma_lat(&j, 1, GET_ITERS));
+        bw = fmax(bw, bench_put_bw(&j, buf, BULK_OFF));
+        fadd = fmin(fadd, bench_fadd_lat(&j, ad, LAT_ITERS));
+        l64 = fmax(l64, bench_long_bw(&j, (char *)buf, 65536, BULK_OFF));
+        l1m = fmax(l1m, bench_long_bw(&j, (char *)buf, BENCH_BW_BYTES, BULK_OFF));
     }
     if (j.me == 0) {
         const char *tls = getenv("UCX_TLS");
