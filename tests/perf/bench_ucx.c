@@ -21,6 +21,13 @@
  *                     target: <= 1.3 x ucp_get.
  *   put_1m_bw         64 gex_RMA_PutNBI of 1 MiB then gex_NBI_Wait, MB/s. Target >= 0.8 x
  *                     ucp_put_bw.
+ *   raw_put_8_pingpong, raw_get_8_lat, raw_put_1m_bw  the same three with ucp_put_nbx /
+ *                     ucp_get_nbx (and one ucp_worker_flush_nbx) on the raw worker, into
+ *                     a buffer of the peer's registered by ucp_mem_map as our segment is
+ *                     (memory UCX did not allocate): the baseline on the same kind of
+ *                     memory. ucx_perftest's buffers are UCX's own allocations, which its
+ *                     shared-memory transports map directly (a memcpy) where ours and
+ *                     the raw side's go by a system call (cma): docs/ucx-conduit.md.
  *   nbi_1000_put      1000 gex_RMA_PutNBI of 8 bytes and one gex_NBI_Wait, us; raw: 1000
  *                     ucp_put_nbx and one ucp_worker_flush_nbx. Target <= 1.5 x raw.
  *   long_64k_bw, long_1m_bw  64 gex_AM_RequestLong0 of 64 KiB / 1 MiB into the peer's
@@ -143,6 +150,24 @@ static double raw_am_rtt(const bench_job_t *j, raw_t *r, long iters) {
     return us;
 }
 
+/* the target of a raw transfer progresses both workers (tcp needs it: a get, a flush)
+ * until the initiator, done, says stop; then both are past it */
+static void raw_serve(const bench_job_t *j, raw_t *r) {
+    volatile uint64_t *stop = (volatile uint64_t *)j->my_seg + 1;
+    if (j->me == 1) {
+        while (*stop != 1) {
+            ucp_worker_progress(r->w);
+            gasnet_AMPoll();
+        }
+    } else { /* tell the target to stop progressing */
+        uint64_t one = 1;
+        gex_RMA_PutBlocking(j->tm, 1, (uint64_t *)j->peer_seg + 1, &one, 8, 0);
+    }
+    bench_barrier(j);
+    ((uint64_t *)j->my_seg)[1] = 0;
+    bench_barrier(j);
+}
+
 static double raw_nbi_puts(const bench_job_t *j, raw_t *r) {
     ucp_request_param_t p = {.op_attr_mask = 0};
     uint64_t v = 5;
@@ -152,20 +177,64 @@ static double raw_nbi_puts(const bench_job_t *j, raw_t *r) {
         for (int i = 0; i < NBI_PUTS; i++)
             raw_wait(j, r, ucp_put_nbx(r->ep, &v, 8, r->peer_buf + 8 * (uint64_t)(i % 64), r->rkey, &p), "ucp_put_nbx");
         raw_wait(j, r, ucp_worker_flush_nbx(r->w, &p), "ucp_worker_flush_nbx");
-    } else { /* the target progresses both workers (tcp needs it) until told to stop */
-        volatile uint64_t *stop = (volatile uint64_t *)j->my_seg + 1;
-        while (*stop != 1) {
-            ucp_worker_progress(r->w);
-            gasnet_AMPoll();
-        }
     }
     double us = (double)(bench_now_ns() - t0) / 1000.0;
-    if (j->me == 0) { /* tell the target to stop progressing */
-        uint64_t one = 1;
-        gex_RMA_PutBlocking(j->tm, 1, (uint64_t *)j->peer_seg + 1, &one, 8, 0);
-    }
+    raw_serve(j, r);
+    return us;
+}
+
+/* us per 8-byte ucp_get_nbx, waited for, over iters (the value read back is checked) */
+static double raw_get_lat(const bench_job_t *j, raw_t *r, long iters) {
+    ucp_request_param_t p = {.op_attr_mask = 0};
+    uint64_t w = 0;
+    r->buf[0] = 77;
     bench_barrier(j);
-    ((uint64_t *)j->my_seg)[1] = 0;
+    uint64_t t0 = bench_now_ns();
+    if (j->me == 0) {
+        for (long i = 0; i < iters; i++)
+            raw_wait(j, r, ucp_get_nbx(r->ep, &w, 8, r->peer_buf, r->rkey, &p), "ucp_get_nbx");
+        if (w != 77) bench_fail(j, "raw_get_8_lat: the value read back is wrong");
+    }
+    double us = (double)(bench_now_ns() - t0) / iters / 1000.0;
+    raw_serve(j, r);
+    return us;
+}
+
+/* MB/s of BENCH_PUT_COUNT ucp_put_nbx of BENCH_BW_BYTES from src (private memory, as
+ * ours) into the peer's registered buffer, then ucp_worker_flush_nbx */
+static double raw_put_bw(const bench_job_t *j, raw_t *r, const void *src) {
+    ucp_request_param_t p = {.op_attr_mask = 0};
+    bench_barrier(j);
+    uint64_t t0 = bench_now_ns();
+    if (j->me == 0) {
+        ucs_status_ptr_t s[BENCH_PUT_COUNT];
+        for (int i = 0; i < BENCH_PUT_COUNT; i++)
+            s[i] = ucp_put_nbx(r->ep, src, BENCH_BW_BYTES, r->peer_buf, r->rkey, &p);
+        for (int i = 0; i < BENCH_PUT_COUNT; i++)
+            raw_wait(j, r, s[i], "ucp_put_nbx");
+        raw_wait(j, r, ucp_worker_flush_nbx(r->w, &p), "ucp_worker_flush_nbx");
+    }
+    double sec = (double)(bench_now_ns() - t0) * 1e-9;
+    raw_serve(j, r);
+    return (double)BENCH_PUT_COUNT * BENCH_BW_BYTES / sec / 1e6;
+}
+
+/* one-way us of an 8-byte ucp_put_nbx ping-pong into each other's registered buffer, each
+ * side polling its own word while progressing the raw worker (as ucp_put_lat) */
+static double raw_put_pingpong(const bench_job_t *j, raw_t *r) {
+    ucp_request_param_t p = {.op_attr_mask = 0};
+    volatile uint64_t *mine = r->buf + 1;
+    *mine = 0;
+    bench_barrier(j);
+    uint64_t t0 = bench_now_ns();
+    for (uint64_t i = 1; i <= (uint64_t)LAT_ITERS; i++) {
+        if (j->me == 0) raw_wait(j, r, ucp_put_nbx(r->ep, &i, 8, r->peer_buf + 8, r->rkey, &p), "ucp_put_nbx");
+        while (*mine != i)
+            ucp_worker_progress(r->w);
+        if (j->me == 1) raw_wait(j, r, ucp_put_nbx(r->ep, &i, 8, r->peer_buf + 8, r->rkey, &p), "ucp_put_nbx");
+    }
+    double us = (double)(bench_now_ns() - t0) / LAT_ITERS / 2 / 1000.0;
+    raw_wait(j, r, ucp_worker_flush_nbx(r->w, &p), "ucp_worker_flush_nbx");
     bench_barrier(j);
     return us;
 }
@@ -231,16 +300,19 @@ int main(int argc, char **argv) {
     gex_AD_t ad;
     gex_AD_Create(&ad, j.tm, GEX_DT_U64, GEX_OP_FADD, 0);
     double rtt = 1e30, raw_rtt = 1e30, ppong = 1e30, put = 1e30, get = 1e30, bw = 0, nbi = 1e30, raw_nbi = 1e30;
-    double fadd = 1e30, l64 = 0, l1m = 0;
+    double fadd = 1e30, l64 = 0, l1m = 0, raw_ppong = 1e30, raw_get = 1e30, raw_bw = 0;
     for (int r = 0; r < BENCH_RUNS; r++) {
         raw_rtt = fmin(raw_rtt, raw_am_rtt(&j, &raw, RTT_ITERS));
         rtt = fmin(rtt, bench_am_rtt(&j, RTT_ITERS));
         if (rtt_only) continue;
         raw_nbi = fmin(raw_nbi, raw_nbi_puts(&j, &raw));
         nbi = fmin(nbi, nbi_puts(&j));
+        raw_ppong = fmin(raw_ppong, raw_put_pingpong(&j, &raw));
         ppong = fmin(ppong, put_pingpong(&j));
         put = fmin(put, bench_rma_lat(&j, 0, LAT_ITERS));
+        raw_get = fmin(raw_get, raw_get_lat(&j, &raw, GET_ITERS));
         get = fmin(get, bench_rma_lat(&j, 1, GET_ITERS));
+        raw_bw = fmax(raw_bw, raw_put_bw(&j, &raw, buf));
         bw = fmax(bw, bench_put_bw(&j, buf, BULK_OFF));
         fadd = fmin(fadd, bench_fadd_lat(&j, ad, LAT_ITERS));
         l64 = fmax(l64, bench_long_bw(&j, (char *)buf, 65536, BULK_OFF));
@@ -259,12 +331,18 @@ int main(int argc, char **argv) {
             bench_ratio("am_short_rtt_vs_ucx_perftest", rtt / (2 * am_lat), 1, 1.3);
         }
         if (!rtt_only) {
+            bench_print("raw_put_8_pingpong", raw_ppong, "us");
             bench_print("put_8_pingpong", ppong, "us");
+            bench_ratio("put_8_pingpong_vs_raw", ppong / raw_ppong, 1, 1.3);
             if (put_lat) bench_ratio("put_8_pingpong_vs_ucx_perftest", ppong / put_lat, 1, 1.3);
             bench_print("put_8_lat", put, "us");
+            bench_print("raw_get_8_lat", raw_get, "us");
             bench_print("get_8_lat", get, "us");
+            bench_ratio("get_8_lat_vs_raw", get / raw_get, 1, 1.3);
             if (get_lat) bench_ratio("get_8_lat_vs_ucx_perftest", get / get_lat, 1, 1.3);
+            bench_print("raw_put_1m_bw", raw_bw, "MB/s");
             bench_print("put_1m_bw", bw, "MB/s");
+            bench_ratio("put_1m_bw_vs_raw", bw / raw_bw, 0, 0.8);
             if (put_bw_pf) bench_ratio("put_1m_bw_vs_ucx_perftest", bw / put_bw_pf, 0, 0.8);
             bench_print("raw_nbi_1000_put", raw_nbi, "us");
             bench_print("nbi_1000_put", nbi, "us");
