@@ -12,10 +12,10 @@
 #   ibvlab-b, linked by a virtual Ethernet cable, rxe0 on each (verbs-lab.sh run2); the
 #   launcher in a, ranks round robin on both by its ssh spawner through
 #   tests/harness/lab-rsh, an agent on each guest: test_init (the hosts and
-#   neighborhoods the library found), test_amcount with 200 AMs and test_segrma with 2
-#   ranks and PSHM off, test_init and test_amcount with 4 (PSHM pairs, ibv across); each
-#   job also checked for the ranks each agent started and for both rxe0 sending and
-#   receiving);
+#   neighborhoods the library found), test_amcount with 200 AMs, test_segrma and test_am
+#   with 2 ranks and PSHM off, test_init and test_amcount with 4 (PSHM pairs, ibv across),
+#   each also checked for the ranks each agent started and for both rxe0 sending and
+#   receiving; kill -9 of the rank on the second guest);
 #   LABSH: tests/harness/verbs-lab.sh; LABDIR: where it prepares the guest (kept between
 #   runs); API: the directory of the test programs (both modes built for full).
 # Host side: prepares the lab (exit 77, a skip naming why, when it cannot be made here),
@@ -139,6 +139,7 @@ if [ "$SET" = hosts ]; then
             { echo "test_ibvlab.sh: FAIL: no agent on $h"; "$RSH" stop $B 2>/dev/null; exit 1; }
     done
     echo "test_ibvlab.sh: both agents answer (uptime $(cut -d' ' -f1 /proc/uptime) s)"
+    ssh=(GASNET_IBV_SPAWNER=ssh GASNET_SSH_CMD="$RSH" GASNET_SSH_SERVERS="$A $B" GASNET_MASTERIP=$A)
     ctr='cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts'
     counters() { { if [ "$1" = $A ]; then sh -c "$ctr"; else "$RSH" $B "$ctr"; fi; } | tr '\n' ' '; }
     ranklog() { { if [ "$1" = $A ]; then cat /run/rsh.log; else "$RSH" $B 'cat /run/rsh.log'; fi; } | grep '_RANK='; }
@@ -152,10 +153,10 @@ if [ "$SET" = hosts ]; then
         local ca cb la lb
         ca=$(counters $A) cb=$(counters $B)
         la=$(ranklog $A | wc -l) lb=$(ranklog $B | wc -l)
-        job "$label" seq "$n" "$prog" GASNET_IBV_SPAWNER=ssh GASNET_SSH_CMD="$RSH" GASNET_SSH_SERVERS="$A $B" \
-            GASNET_MASTERIP=$A "$@"
+        job "$label" seq "$n" "$prog" "${ssh[@]}" "$@"
         want "^ibv-conduit: device rxe0 port 1 .*RoCE.*GID index [0-9]+ $A " "rank 0's report does not name rxe0 on $A (eth0)"
         case "$prog" in
+            test_am) want "[1-9][0-9]* Long\\(s\\) by RDMA WRITE" "no Long by RDMA WRITE" ;;
             test_segrma) want "native RMA: [1-9][0-9]* put\\(s\\) by RDMA WRITE.*[1-9][0-9]* get\\(s\\) by RDMA READ" "no native RMA reported" ;;
             test_amcount) want "rank 0 sent [1-9][0-9]* AM\\(s\\) inline, [1-9][0-9]* from send slots" \
                 "no AMs inline and from send slots over the network reported" ;;
@@ -185,8 +186,21 @@ if [ "$SET" = hosts ]; then
     hjob test_init-hosts 2 test_init GASNET_SUPERNODE_MAXSIZE=1 TEST_HOSTS=2
     hjob test_amcount-hosts 2 test_amcount GASNET_SUPERNODE_MAXSIZE=1 -- 200
     hjob test_segrma-hosts 2 test_segrma GASNET_SUPERNODE_MAXSIZE=1
+    hjob test_am-hosts 2 test_am GASNET_SUPERNODE_MAXSIZE=1
     hjob test_init-hosts-pshm 4 test_init TEST_HOSTS=2
     hjob test_amcount-hosts-pshm 4 test_amcount -- 200
+    # kill -9 of rank 1, on ibvlab-b: the job ends at once with one line naming the rank,
+    # its host and the signal (test_exit.sh's checks), and nothing of it is left there
+    start=$(date +%s)
+    out=$(env GASNET_SUPERNODE_MAXSIZE=1 "${ssh[@]}" bash "$SAPI/test_exit.sh" "$RUN" ibv 2 "$API/test_exit-ibv-seq" kill 2>&1)
+    st=$? why=""
+    secs=$(($(date +%s) - start))
+    if [ "$st" -eq 0 ]; then
+        sleep 3 # the agent's SIGTERM, then SIGKILL 2 s later, to what its lost client ran
+        left=$("$RSH" $B "ps -e -o pid=,args= | grep '[t]est_exit-ibv-seq'")
+        [ -z "$left" ] || why="processes left on ibvlab-b: $left"
+    fi
+    verdict "test_exit-kill-hosts [seq, 2 ranks]" "$st" "$out" "$why"
     "$RSH" stop $B || echo "test_ibvlab.sh: could not stop the agent of ibvlab-b"
     echo "$passed passed, $failed failed"
     exit $((failed > 0))
