@@ -127,9 +127,8 @@ nopshm() { # MODE N PROG [extra VAR=VALUE...]: over the network only, checked
 
 if [ "$SET" = hosts ]; then
     # ranks on both guests, started by gasnetrun_ibv's ssh spawner through lab-rsh (the
-    # agents: this guest's own, started here, and ibvlab-b's); each SEND between the
-    # guests costs about 45 ms (rxe over a netdev waits for its retransmit timer), hence
-    # small jobs
+    # agents: this guest's own, started here, and ibvlab-b's); a round trip between the
+    # guests costs milliseconds (ibv_rc_pingpong: 3.3 ms), hence small jobs
     A=192.0.2.1 B=192.0.2.2
     /usr/bin/python3 "$RSH" serve $A /run/rsh.log &
     agent=$!

@@ -149,7 +149,7 @@ script2() {
 }
 
 # Two guests, ibvlab-a (192.0.2.1) and ibvlab-b (192.0.2.2), each with rxe0 on its eth0,
-# the two eth0 linked by qemu (datagrams over a pair of unix sockets on this host); both
+# the two eth0 linked by qemu (a unix socket on this host, see VERBS_LAB_LINK); both
 # run CMD ARG... in the host's root, with LAB_ROLE (a or b), LAB_ADDR (its address) and
 # LAB_HOSTS ("ibvlab-a=192.0.2.1 ibvlab-b=192.0.2.2") set. The run ends when guest a's
 # CMD does: guest b then has VERBS_LAB_B_GRACE seconds (default 30) to end on its own
@@ -168,13 +168,22 @@ run2() {
     local sockdir=$tmp2
     [ ${#tmp2} -le 90 ] || { sockdir2=$(mktemp -d /tmp/verbs-lab2.XXXXXX); sockdir=$sockdir2; }
     export LAB_HOSTS="ibvlab-a=192.0.2.1 ibvlab-b=192.0.2.2"
-    local g ip mac other
+    local g ip mac other net t
     for g in a b; do
         [ $g = a ] && ip=192.0.2.1 mac=52:54:00:1b:00:01 other=b || ip=192.0.2.2 mac=52:54:00:1b:00:02 other=a
         script2 $ip ibvlab-$g "$@" > "$tmp2/guest-$g.sh"
+        # the cable: a stream (lossless; a listens, b connects once a's socket is there),
+        # or with VERBS_LAB_LINK=dgram datagrams, which qemu drops when the other side
+        # lags (rxe then retransmits)
+        if [ "${VERBS_LAB_LINK:-stream}" = dgram ]; then
+            net=dgram,id=n0,local.type=unix,local.path=$sockdir/$g.sock,remote.type=unix,remote.path=$sockdir/$other.sock
+        else
+            net=stream,id=n0,server=$([ $g = a ] && echo on || echo off),addr.type=unix,addr.path=$sockdir/link.sock
+            t=0
+            while [ $g = b ] && [ ! -S "$sockdir/link.sock" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+        fi
         timeout "${VERBS_LAB_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
-            -M q35 -nodefaults -no-user-config -nographic -serial stdio -no-reboot \
-            -netdev dgram,id=n0,local.type=unix,local.path=$sockdir/$g.sock,remote.type=unix,remote.path=$sockdir/$other.sock \
+            -M q35 -nodefaults -no-user-config -nographic -serial stdio -no-reboot -netdev "$net" \
             -device virtio-net-pci,netdev=n0,mac=$mac,romfile= -pidfile "$tmp2/qemu-$g.pid" \
             -kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio" \
             -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
