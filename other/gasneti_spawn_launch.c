@@ -53,6 +53,7 @@ extern char **environ;
 typedef struct {
     int fd;          /* control connection, -1 if none (yet, or any more) */
     pid_t pid;       /* our child for this rank (the rank itself for L), -1 once reaped */
+    int joined;      /* said HELLO */
     int exiting;     /* said EXITING */
     int aborted;     /* said ABORT: it leaves on its own (after its teardown's last words) */
     int code;        /* its exit code */
@@ -81,6 +82,7 @@ static unsigned long refused;
 static volatile sig_atomic_t got_signal;
 static const char *me = "launcher";
 static char envpfx[32] = "GASNET_"; /* GASNET_<C>_ */
+static char spawned_by = 'L'; /* the spawn function: L, S or C */
 
 /* GASNET_<C>_<suffix> (one at a time: the result is overwritten by the next call) */
 static const char *envname(const char *suffix) {
@@ -364,6 +366,7 @@ static void accept_hello(pending_t *p, char spawn) {
         return;
     }
     ranks[r].fd = p->fd;
+    ranks[r].joined = 1;
     nconnected++;
     uint8_t init[4 + sizeof(jobid)];
     uint32_t n = (uint32_t)nranks;
@@ -533,9 +536,12 @@ static void reap(void) {
         if (WIFSIGNALED(st))
             snprintf(why, sizeof(why), "rank %d on host %s was killed by signal %d (%s)", r, ranks[r].host,
                      WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else if (spawned_by != 'L' && code > 128 && code < 128 + 65) /* a shell's (and ssh's) 128 + S */
+            snprintf(why, sizeof(why), "rank %d on host %s was killed by signal %d (%s), as its %s reports (status %d)",
+                     r, ranks[r].host, code - 128, strsignal(code - 128), spawned_by == 'S' ? "ssh" : "shell", code);
         else
             snprintf(why, sizeof(why), "rank %d on host %s exited with status %d %s", r, ranks[r].host, code,
-                     ranks[r].fd < 0 && !ranks[r].exiting ? "before joining the job" : "without gasnet_exit");
+                     ranks[r].joined ? "without gasnet_exit" : "before joining the job");
         abort_job(code ? code : 1, why);
     }
 }
@@ -725,6 +731,7 @@ static int start_ranks(char spawn, const char *master, int argc, char **argv, ch
         return -1;
     }
     for (int r = 0; r < nranks; r++) ranks[r].fd = ranks[r].pid = -1;
+    spawned_by = spawn;
     for (int r = 0; r < nranks && job_code < 0; r++)
         if (spawn_rank(r, spawn, master, argc, argv, servers, nservers)) abort_job(1, NULL);
     return 0;

@@ -8,7 +8,14 @@
 #   segments, the memory-lock limit) or full (the
 #   suite over the network with 2 processes, seq; 4 processes and par for the parts that
 #   differ; atomics by the HCA and by AMs; mixed neighborhoods (2 + 2); PSHM on; lazy
-#   connection; RMA by AMs; exits and kill -9);
+#   connection; RMA by AMs; exits and kill -9) or hosts (two guests, ibvlab-a and
+#   ibvlab-b, linked by a virtual Ethernet cable, rxe0 on each (verbs-lab.sh run2); the
+#   launcher in a, ranks round robin on both by its ssh spawner through
+#   tests/harness/lab-rsh, an agent on each guest: test_init (the hosts and
+#   neighborhoods the library found), test_amcount with 200 AMs, test_segrma and test_am
+#   with 2 ranks and PSHM off, test_init and test_amcount with 4 (PSHM pairs, ibv across),
+#   each also checked for the ranks each agent started and for both rxe0 sending and
+#   receiving; kill -9 of the rank on the second guest);
 #   LABSH: tests/harness/verbs-lab.sh; LABDIR: where it prepares the guest (kept between
 #   runs); API: the directory of the test programs (both modes built for full).
 # Host side: prepares the lab (exit 77, a skip naming why, when it cannot be made here),
@@ -20,9 +27,9 @@
 # Layer: tests (driver).
 set -u
 if [ "${1:-}" != --guest ]; then
-    [ $# -eq 5 ] || { echo "usage: test_ibvlab.sh short|full GASNET_RUN LABSH LABDIR API" >&2; exit 2; }
+    [ $# -eq 5 ] || { echo "usage: test_ibvlab.sh short|full|hosts GASNET_RUN LABSH LABDIR API" >&2; exit 2; }
     SET=$1 RUN=$2 LABSH=$3 LABDIR=$4 API=$5
-    case "$SET" in short | full) ;; *) echo "test_ibvlab.sh: SET is short or full, not $SET" >&2; exit 2 ;; esac
+    case "$SET" in short | full | hosts) ;; *) echo "test_ibvlab.sh: SET is short, full or hosts, not $SET" >&2; exit 2 ;; esac
     bash "$LABSH" prepare "$LABDIR" > "$LABDIR.prepare.log" 2>&1
     st=$?
     if [ "$st" -ne 0 ]; then
@@ -31,8 +38,13 @@ if [ "${1:-}" != --guest ]; then
     fi
     self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0") # the guest sees this host's files at the same paths
     t0=${EPOCHREALTIME/./}
-    VERBS_LAB_TIMEOUT=$([ "$SET" = full ] && echo 5400 || echo 900) \
-        bash "$LABSH" run "$LABDIR" /bin/bash "$self" --guest "$SET" "$RUN" "$API"
+    if [ "$SET" = hosts ]; then # two guests; the agents that start ranks share a secret
+        LAB_RSH_KEY=$(od -An -tx8 -N8 /dev/urandom | tr -d ' ') VERBS_LAB_TIMEOUT=1800 \
+            bash "$LABSH" run2 "$LABDIR" /bin/bash "$self" --guest "$SET" "$RUN" "$API"
+    else
+        VERBS_LAB_TIMEOUT=$([ "$SET" = full ] && echo 5400 || echo 900) \
+            bash "$LABSH" run "$LABDIR" /bin/bash "$self" --guest "$SET" "$RUN" "$API"
+    fi
     st=$?
     us=$((${EPOCHREALTIME/./} - t0))
     echo "test_ibvlab.sh: the $SET set took $((us / 1000000)).$((us / 100000 % 10)) s with the guest's start and shut-down (status $st)"
@@ -41,6 +53,11 @@ fi
 
 SET=$2 RUN=$3 API=$4
 SAPI=$(cd "$(dirname "$0")" && pwd)
+RSH=$SAPI/../harness/lab-rsh
+if [ "$SET" = hosts ] && [ "$LAB_ROLE" = b ]; then # the second host: its agent, until stopped
+    echo "test_ibvlab.sh: $(hostname) is up (uptime $(cut -d' ' -f1 /proc/uptime) s, rxe0 on eth0, $LAB_ADDR): its agent serves"
+    exec /usr/bin/python3 "$RSH" serve "$LAB_ADDR" /run/rsh.log
+fi
 echo "test_ibvlab.sh: the guest is up (uptime $(cut -d' ' -f1 /proc/uptime) s, rxe0 ready): the $SET set"
 passed=0 failed=0
 T=400 # seconds per job: the guest's CPU is emulated (about 10x slower)
@@ -107,6 +124,86 @@ nopshm() { # MODE N PROG [extra VAR=VALUE...]: over the network only, checked
     esac
     done_job
 }
+
+if [ "$SET" = hosts ]; then
+    # ranks on both guests, started by gasnetrun_ibv's ssh spawner through lab-rsh (the
+    # agents: this guest's own, started here, and ibvlab-b's); a round trip between the
+    # guests costs milliseconds (ibv_rc_pingpong: 3.3 ms), hence small jobs
+    A=192.0.2.1 B=192.0.2.2
+    /usr/bin/python3 "$RSH" serve $A /run/rsh.log &
+    agent=$!
+    trap 'kill $agent 2>/dev/null' EXIT
+    for h in $A $B; do
+        LAB_RSH_WAIT=300 "$RSH" $h true ||
+            { echo "test_ibvlab.sh: FAIL: no agent on $h"; "$RSH" stop $B 2>/dev/null; exit 1; }
+    done
+    echo "test_ibvlab.sh: both agents answer (uptime $(cut -d' ' -f1 /proc/uptime) s)"
+    ssh=(GASNET_IBV_SPAWNER=ssh GASNET_SSH_CMD="$RSH" GASNET_SSH_SERVERS="$A $B" GASNET_MASTERIP=$A)
+    ctr='cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts'
+    counters() { { if [ "$1" = $A ]; then sh -c "$ctr"; else "$RSH" $B "$ctr"; fi; } | tr '\n' ' '; }
+    ranklog() { { if [ "$1" = $A ]; then cat /run/rsh.log; else "$RSH" $B 'cat /run/rsh.log'; fi; } | grep '_RANK='; }
+    # hjob LABEL N PROG [VAR=VALUE...] [-- ARGS]: N ranks round robin on ibvlab-a and
+    # ibvlab-b; besides job's checks: each guest's agent started the ranks it should
+    # (ranks a: 0, 2...; b: 1, 3..., each logged with its host name) and both guests'
+    # rxe0 sent and received packets during the job
+    hjob() {
+        local label=$1 n=$2 prog=$3
+        shift 3
+        local ca cb la lb
+        ca=$(counters $A) cb=$(counters $B)
+        la=$(ranklog $A | wc -l) lb=$(ranklog $B | wc -l)
+        job "$label" seq "$n" "$prog" "${ssh[@]}" "$@"
+        want "^ibv-conduit: device rxe0 port 1 .*RoCE.*GID index [0-9]+ $A " "rank 0's report does not name rxe0 on $A (eth0)"
+        case "$prog" in
+            test_am) want "[1-9][0-9]* Long\\(s\\) by RDMA WRITE" "no Long by RDMA WRITE" ;;
+            test_segrma) want "native RMA: [1-9][0-9]* put\\(s\\) by RDMA WRITE.*[1-9][0-9]* get\\(s\\) by RDMA READ" "no native RMA reported" ;;
+            test_amcount) want "rank 0 sent [1-9][0-9]* AM\\(s\\) inline, [1-9][0-9]* from send slots" \
+                "no AMs inline and from send slots over the network reported" ;;
+        esac
+        local h c0 c1 sent0 rcvd0 sent1 rcvd1 want_ranks got
+        for h in $A $B; do
+            [ $h = $A ] && c0=$ca || c0=$cb
+            c1=$(counters $h)
+            read -r sent0 rcvd0 <<< "$c0"
+            read -r sent1 rcvd1 <<< "$c1"
+            if [ -z "$jwhy" ] && ! { [ "${sent1:-0}" -gt "${sent0:-0}" ] && [ "${rcvd1:-0}" -gt "${rcvd0:-0}" ]; }; then
+                jwhy="rxe0 of $h did not both send and receive (packets sent, received: before $c0, after $c1)"
+            fi
+            want_ranks=$(seq $([ $h = $A ] && echo 0 || echo 1) 2 $((n - 1)) | tr '\n' ' ')
+            if [ $h = $A ]; then got=$(ranklog $A | tail -n +$((la + 1))); else got=$(ranklog $B | tail -n +$((lb + 1))); fi
+            local host=ibvlab-$([ $h = $A ] && echo a || echo b)
+            local gotr=$(echo "$got" | grep "^$host .*$prog-ibv-seq" | grep -o '_RANK=[0-9]*' | cut -d= -f2 | sort -n | tr '\n' ' ')
+            [ -n "$jwhy" ] || [ "$gotr" = "$want_ranks" ] ||
+                jwhy="the agent of $host started ranks '$gotr', not '$want_ranks'"
+            [ $h = $A ] && sa="$sent0>$sent1/$rcvd0>$rcvd1" || sb="$sent0>$sent1/$rcvd0>$rcvd1"
+        done
+        [ -n "$jwhy" ] || echo "test_ibvlab.sh: $label: rxe0 packets sent/received: ibvlab-a $sa, ibvlab-b $sb"
+        done_job
+    }
+    # test_init with TEST_HOSTS=2 checks what the library found: two hosts, rank r on
+    # host r % 2, neighborhoods of one rank (PSHM off) or of the host's two (PSHM on)
+    hjob test_init-hosts 2 test_init GASNET_SUPERNODE_MAXSIZE=1 TEST_HOSTS=2
+    hjob test_amcount-hosts 2 test_amcount GASNET_SUPERNODE_MAXSIZE=1 -- 200
+    hjob test_segrma-hosts 2 test_segrma GASNET_SUPERNODE_MAXSIZE=1
+    hjob test_am-hosts 2 test_am GASNET_SUPERNODE_MAXSIZE=1
+    hjob test_init-hosts-pshm 4 test_init TEST_HOSTS=2
+    hjob test_amcount-hosts-pshm 4 test_amcount -- 200
+    # kill -9 of rank 1, on ibvlab-b: the job ends at once with one line naming the rank,
+    # its host and the signal (test_exit.sh's checks), and nothing of it is left there
+    start=$(date +%s)
+    out=$(env GASNET_SUPERNODE_MAXSIZE=1 "${ssh[@]}" bash "$SAPI/test_exit.sh" "$RUN" ibv 2 "$API/test_exit-ibv-seq" kill 2>&1)
+    st=$? why=""
+    secs=$(($(date +%s) - start))
+    if [ "$st" -eq 0 ]; then
+        sleep 3 # the agent's SIGTERM, then SIGKILL 2 s later, to what its lost client ran
+        left=$("$RSH" $B "ps -e -o pid=,args= | grep '[t]est_exit-ibv-seq'")
+        [ -z "$left" ] || why="processes left on ibvlab-b: $left"
+    fi
+    verdict "test_exit-kill-hosts [seq, 2 ranks]" "$st" "$out" "$why"
+    "$RSH" stop $B || echo "test_ibvlab.sh: could not stop the agent of ibvlab-b"
+    echo "$passed passed, $failed failed"
+    exit $((failed > 0))
+fi
 
 if [ "$SET" = short ]; then
     # about a minute of jobs: every path of the conduit once, 2 ranks (4 ranks on the

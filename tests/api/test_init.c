@@ -1,6 +1,7 @@
 /* tests/api/test_init.c: client init, object queries, CData, job/neighborhood queries,
  * segment size queries, gex_Segment_Attach/QueryBound (self and every peer), legacy
- * gasnet_QueryGexObjects and gasnet_Error{Name,Desc}.
+ * gasnet_QueryGexObjects and gasnet_Error{Name,Desc}. Hosts and neighborhoods: as
+ * TEST_HOSTS (default 1) and GASNET_SUPERNODE_MAXSIZE say (see nhosts_expected).
  * Layer: tests (public API only).  Run with 1, 2, 4 ranks. */
 #include "test_util.h"
 
@@ -71,14 +72,37 @@ static void check_errors(void) {
     }
 }
 
-static void check_rankinfo(const char *what, gex_RankInfo_t *info, gex_Rank_t count, gex_Rank_t idx) {
-    /* one host (every conduit's tests run on one), one neighborhood: every rank, sorted */
+/* Where the job's ranks are: on TEST_HOSTS hosts (default 1) round robin, as the ssh
+ * spawner puts them (rank r on host r % TEST_HOSTS), each host cut into neighborhoods of
+ * GASNET_SUPERNODE_MAXSIZE (0, the default: the whole host) in rank order. */
+static gex_Rank_t nhosts_expected(void) {
+    const char *h = getenv("TEST_HOSTS");
+    gex_Rank_t n = h ? (gex_Rank_t)atoi(h) : 1;
+    CHECKF(n >= 1, "TEST_HOSTS=%s", h);
+    return n < test_size ? n : test_size;
+}
+static gex_Rank_t host_count(gex_Rank_t h, gex_Rank_t nh) { return (test_size - h + nh - 1) / nh; }
+static gex_Rank_t nbrhd_per(gex_Rank_t cnt) {
+    const char *m = getenv("GASNET_SUPERNODE_MAXSIZE");
+    gex_Rank_t max = m ? (gex_Rank_t)atoi(m) : 0;
+#ifdef GASNET_CONDUIT_SMP
+    max = 0; /* no network: the host is one neighborhood whatever the variable says */
+#endif
+    return (max == 0 || max > cnt) ? cnt : max;
+}
+
+/* info, count, idx as a query returned them: the ranks first, first + nh, ... (n of
+ * them), me at index myidx */
+static void check_rankinfo(const char *what, gex_RankInfo_t *info, gex_Rank_t count, gex_Rank_t idx,
+                           gex_Rank_t first, gex_Rank_t nh, gex_Rank_t n, gex_Rank_t myidx) {
     CHECKF(info != NULL, "%s: info_p is NULL", what);
-    CHECKF(count == test_size, "%s: count %u, job size %u", what, (unsigned)count, (unsigned)test_size);
-    CHECKF(idx == test_rank, "%s: my index %u, my rank %u", what, (unsigned)idx, (unsigned)test_rank);
+    CHECKF(count == n, "%s: count %u, expected %u (job size %u)", what, (unsigned)count, (unsigned)n,
+           (unsigned)test_size);
+    CHECKF(idx == myidx, "%s: my index %u, expected %u (my rank %u)", what, (unsigned)idx, (unsigned)myidx,
+           (unsigned)test_rank);
     for (gex_Rank_t i = 0; i < count; i++)
-        CHECKF(info[i].gex_jobrank == i, "%s: entry %u has jobrank %u", what, (unsigned)i,
-               (unsigned)info[i].gex_jobrank);
+        CHECKF(info[i].gex_jobrank == first + i * nh, "%s: entry %u has jobrank %u, expected %u", what, (unsigned)i,
+               (unsigned)info[i].gex_jobrank, (unsigned)(first + i * nh));
     CHECK(info[idx].gex_jobrank == gex_System_QueryJobRank());
 }
 
@@ -102,34 +126,44 @@ static void check_system_queries(void) {
     CHECKF(test_size == expect, "job size %u, expected %s", (unsigned)test_size, env ? env : "1");
     CHECK(test_rank < test_size);
 
+    /* my host, its neighborhoods, and mine among them */
+    gex_Rank_t nh = nhosts_expected(), myhost = test_rank % nh, hcnt = host_count(myhost, nh);
+    gex_Rank_t hidx = test_rank / nh, per = nbrhd_per(hcnt), nfirst = hidx / per * per;
+    gex_Rank_t ncnt = nfirst + per <= hcnt ? per : hcnt - nfirst, nb_before = 0, nb_total = 0;
+    for (gex_Rank_t h = 0; h < nh; h++) {
+        gex_Rank_t c = host_count(h, nh), p = nbrhd_per(c);
+        if (h < myhost) nb_before += (c + p - 1) / p;
+        nb_total += (c + p - 1) / p;
+    }
+
     gex_RankInfo_t *info = NULL;
     gex_Rank_t count = 0, idx = GEX_RANK_INVALID;
     gex_System_QueryNbrhdInfo(&info, &count, &idx);
-    check_rankinfo("gex_System_QueryNbrhdInfo", info, count, idx);
+    check_rankinfo("gex_System_QueryNbrhdInfo", info, count, idx, myhost + nfirst * nh, nh, ncnt, hidx - nfirst);
     gex_RankInfo_t *info2 = NULL;
     gex_System_QueryNbrhdInfo(&info2, NULL, NULL); /* every output is optional */
     CHECK(info2 == info);
     count = 0;
     gex_System_QueryNbrhdInfo(NULL, &count, NULL);
-    CHECK_EQ(count, test_size);
+    CHECK_EQ(count, ncnt);
     idx = GEX_RANK_INVALID;
     gex_System_QueryNbrhdInfo(NULL, NULL, &idx);
-    CHECK_EQ(idx, test_rank);
+    CHECK_EQ(idx, hidx - nfirst);
 
     info = NULL; count = 0; idx = GEX_RANK_INVALID;
     gex_System_QueryHostInfo(&info, &count, &idx);
-    check_rankinfo("gex_System_QueryHostInfo", info, count, idx);
+    check_rankinfo("gex_System_QueryHostInfo", info, count, idx, myhost, nh, hcnt, hidx);
     gex_System_QueryHostInfo(NULL, NULL, NULL);
 
     gex_Rank_t nsz = 99, nrk = 99, hsz = 99, hrk = 99;
     gex_System_QueryMyPosition(&nsz, &nrk, &hsz, &hrk);
-    CHECK_EQ(nsz, 1);
-    CHECK_EQ(nrk, 0);
-    CHECK_EQ(hsz, 1);
-    CHECK_EQ(hrk, 0);
+    CHECK_EQ(nsz, nb_total);
+    CHECK_EQ(nrk, nb_before + hidx / per);
+    CHECK_EQ(hsz, nh);
+    CHECK_EQ(hrk, myhost);
     nsz = 99;
     gex_System_QueryMyPosition(&nsz, NULL, NULL, NULL);
-    CHECK_EQ(nsz, 1);
+    CHECK_EQ(nsz, nb_total);
     gex_System_QueryMyPosition(NULL, NULL, NULL, NULL);
 }
 
@@ -285,6 +319,9 @@ int main(int argc, char **argv) {
     test_barrier(); /* every rank has filled its segment with its pattern */
 
     uint64_t minlocal = maxlocal;
+    gex_RankInfo_t *ninfo = NULL;
+    gex_Rank_t ncount = 0;
+    gex_System_QueryNbrhdInfo(&ninfo, &ncount, NULL);
     for (gex_Rank_t p = 0; p < test_size; p++) {
         void *own = NULL, *loc = NULL;
         uintptr_t sz = 0;
@@ -296,9 +333,15 @@ int main(int argc, char **argv) {
                (unsigned long long)sz, (unsigned long long)peer_info[p].size);
         CHECKF(sz == want + (uintptr_t)p * GASNET_PAGESIZE, "rank %u: size %llu", (unsigned)p,
                (unsigned long long)sz);
-        /* smp: every peer's segment is mapped here, and it is the same memory */
-        CHECKF(loc != NULL, "rank %u: segment not mapped locally", (unsigned)p);
-        CHECK_PAT(loc, sz, 0x5E600000u + p, "rank %u's segment read through localaddr %p", (unsigned)p, loc);
+        /* a neighbor's segment is mapped here, and it is the same memory; no other is */
+        int nbr = 0;
+        for (gex_Rank_t i = 0; i < ncount; i++) nbr |= ninfo[i].gex_jobrank == p;
+        if (nbr) {
+            CHECKF(loc != NULL, "rank %u (a neighbor): segment not mapped locally", (unsigned)p);
+            CHECK_PAT(loc, sz, 0x5E600000u + p, "rank %u's segment read through localaddr %p", (unsigned)p, loc);
+        } else {
+            CHECKF(loc == NULL, "rank %u (not a neighbor): localaddr %p", (unsigned)p, loc);
+        }
         /* outputs are optional */
         void *own2 = NULL;
         CHECK_EQ(gex_Segment_QueryBound(test_tm, p, &own2, NULL, NULL), 0);
