@@ -1,7 +1,7 @@
 /* gasneti_netkit.c: the out-of-line part of the conduit toolkit (gasneti_netkit.h):
  * replies-only waiting, the peers a flush must reach, and the error reports that name a
- * peer. Layer: core, for network
- * conduits; compiled into every library (smp never calls it). */
+ * peer. Layer: core, for network conduits; compiled into every library (smp never calls
+ * it). */
 #include "gasneti_netkit.h"
 
 GASNETI_THREADLOCAL int gasneti_replies_only;
