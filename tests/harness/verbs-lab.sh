@@ -95,30 +95,46 @@ EOF
     echo "verbs-lab: prepared in $dir (kernel $kver, $i modules)"
 }
 
-run() {
-    local dir=$1
-    shift
-    dir=$(cd "$dir" && pwd)
+# lab_ready DIR: DIR's absolute path in the caller's $dir; a skip (77) when the lab is not
+# prepared there or there is no qemu
+lab_ready() {
+    dir=$(cd "$1" && pwd)
     [ -s "$dir/initramfs.cpio" ] || die77 "not prepared in $dir (verbs-lab.sh prepare $dir)"
     command -v qemu-system-x86_64 >/dev/null || die77 "no qemu-system-x86_64"
-    # the guest's script (host root is read-only there, so it is written here first): rxe0,
-    # then the command with its arguments and the caller's GASNET_*/FI_* environment
-    {
-        echo 'ip link set lo up && ip link set dummy0 up && ip addr add 192.0.2.1/24 dev dummy0 &&'
-        echo '    rdma link add rxe0 type rxe netdev dummy0 || { echo "verbs-lab: no rxe0"; exit 1; }'
-        echo 'cd /run'
-        env | grep -E '^(GASNET|FI_)[A-Za-z0-9_]*=' | sed "s/'/'\\\\''/g; s/^\([^=]*\)=\(.*\)$/export \1='\2'/" || true
-        printf 'exec'
-        printf " '%s'" "${@//\'/\'\\\'\'}"
-        echo
-    } > "$dir/guest.sh"
-    local log=$dir/console.log
-    # 2 vCPUs: two busy-polling processes on one take milliseconds per message
+}
+
+# guest_script DEV ADDR CMD ARG...: the script a guest runs (host root is read-only there,
+# so it is written on this side first), on stdout: rxe0 on DEV with ADDR/24, then CMD with
+# its arguments and the caller's GASNET_*, FI_* and LAB_* environment
+guest_script() {
+    local dev=$1 me=$2
+    shift 2
+    echo "ip link set lo up && ip link set $dev up && ip addr add $me/24 dev $dev &&"
+    echo "    rdma link add rxe0 type rxe netdev $dev || { echo \"verbs-lab: no rxe0 on $dev\"; exit 1; }"
+    echo 'cd /run'
+    env | grep -E '^(GASNET|FI_|LAB_)[A-Za-z0-9_]*=' | sed "s/'/'\\\\''/g; s/^\([^=]*\)=\(.*\)$/export \1='\2'/" || true
+    printf 'exec'
+    printf " '%s'" "${@//\'/\'\\\'\'}"
+    echo
+}
+
+# lab_qemu ARG...: one guest (2 vCPUs: two busy-polling processes on one take
+# milliseconds per message) with the host's root over 9p, within VERBS_LAB_TIMEOUT;
+# ARG: its network and its -append line
+lab_qemu() {
     timeout "${VERBS_LAB_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
-        -M q35 -nodefaults -no-user-config -nographic -serial stdio -nic none -no-reboot \
+        -M q35 -nodefaults -no-user-config -nographic -serial stdio -no-reboot \
         -kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio" \
-        -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-        -append "console=ttyS0 panic=-1 loglevel=3 quiet labdir=$dir" < /dev/null > "$log" 2>&1 || true
+        -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap "$@"
+}
+
+run() {
+    local dir
+    lab_ready "$1"
+    shift
+    guest_script dummy0 192.0.2.1 "$@" > "$dir/guest.sh"
+    local log=$dir/console.log
+    lab_qemu -nic none -append "console=ttyS0 panic=-1 loglevel=3 quiet labdir=$dir" < /dev/null > "$log" 2>&1 || true
     console_text "$log"
     local rc
     rc=$(guest_rc "$log")
@@ -134,20 +150,6 @@ console_text() {
 }
 guest_rc() { tr -d '\r' < "$1" | sed -n 's/^LAB-RC=\([0-9]*\).*/\1/p' | tail -1; }
 
-# script GUEST_IP HOST_NAME CMD ARG...: the script a guest of run2 runs (on stdout)
-script2() {
-    local me=$1 name=$2
-    shift 2
-    echo "ip link set lo up && ip link set eth0 up && ip addr add $me/24 dev eth0 &&"
-    echo '    rdma link add rxe0 type rxe netdev eth0 || { echo "verbs-lab: no rxe0 on eth0"; exit 1; }'
-    echo 'cd /run'
-    echo "export LAB_ROLE=${name##*-} LAB_ADDR=$me LAB_HOSTS='$LAB_HOSTS'"
-    env | grep -E '^(GASNET|FI_|LAB_RSH_)[A-Za-z0-9_]*=' | sed "s/'/'\\\\''/g; s/^\([^=]*\)=\(.*\)$/export \1='\2'/" || true
-    printf 'exec'
-    printf " '%s'" "${@//\'/\'\\\'\'}"
-    echo
-}
-
 # Two guests, ibvlab-a (192.0.2.1) and ibvlab-b (192.0.2.2), each with rxe0 on its eth0,
 # the two eth0 linked by qemu (a unix socket on this host, see VERBS_LAB_LINK); both
 # run CMD ARG... in the host's root, with LAB_ROLE (a or b), LAB_ADDR (its address) and
@@ -157,11 +159,9 @@ script2() {
 # status is a's CMD's. Both qemu and the run's files (in DIR/run2.*) are gone however
 # the run ends.
 run2() {
-    local dir=$1
+    local dir
+    lab_ready "$1"
     shift
-    dir=$(cd "$dir" && pwd)
-    [ -s "$dir/initramfs.cpio" ] || die77 "not prepared in $dir (verbs-lab.sh prepare $dir)"
-    command -v qemu-system-x86_64 >/dev/null || die77 "no qemu-system-x86_64"
     tmp2=$(mktemp -d "$dir/run2.XXXXXX")
     trap 'run2_cleanup' EXIT
     trap 'run2_cleanup; exit 130' INT TERM HUP
@@ -171,7 +171,7 @@ run2() {
     local g ip mac other net t
     for g in a b; do
         [ $g = a ] && ip=192.0.2.1 mac=52:54:00:1b:00:01 other=b || ip=192.0.2.2 mac=52:54:00:1b:00:02 other=a
-        script2 $ip ibvlab-$g "$@" > "$tmp2/guest-$g.sh"
+        LAB_ROLE=$g LAB_ADDR=$ip guest_script eth0 $ip "$@" > "$tmp2/guest-$g.sh"
         # the cable: a stream (lossless; a listens, b connects once a's socket is there),
         # or with VERBS_LAB_LINK=dgram datagrams, which qemu drops when the other side
         # lags (rxe then retransmits)
@@ -182,11 +182,7 @@ run2() {
             t=0
             while [ $g = b ] && [ ! -S "$sockdir/link.sock" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
         fi
-        timeout "${VERBS_LAB_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m 1024 \
-            -M q35 -nodefaults -no-user-config -nographic -serial stdio -no-reboot -netdev "$net" \
-            -device virtio-net-pci,netdev=n0,mac=$mac,romfile= -pidfile "$tmp2/qemu-$g.pid" \
-            -kernel "$dir/vmlinuz" -initrd "$dir/initramfs.cpio" \
-            -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+        lab_qemu -netdev "$net" -device virtio-net-pci,netdev=n0,mac=$mac,romfile= -pidfile "$tmp2/qemu-$g.pid" \
             -append "console=ttyS0 panic=-1 loglevel=3 quiet labdir=$dir labhost=ibvlab-$g labscript=$tmp2/guest-$g.sh" \
             < /dev/null > "$tmp2/console-$g.log" 2>&1 &
         eval "qpid_$g=\$!"
