@@ -3,7 +3,8 @@
  * gasnetc_am_send, gasnetc_poll; start-up is ibv_init.c, QPs ibv_connect.c).
  *
  * An AM is one SEND on the RC QP to its peer: an 8-byte prefix (the sender's rank, the
- * kind: request, reply, or a bounce buffer's release) and the toolkit's layout
+ * kind: request, reply, or a bounce buffer's release; the SEND's number on the QP, which
+ * catches a verbs stack that delivers one twice or loses one) and the toolkit's layout
  * (gasneti_wire.h). A message of at most the QP's inline size goes inline from the
  * stack; a bigger one is copied into a registered send slot (MAXSEND per process, freed
  * by its completion). Either way the source may be reused at once.
@@ -51,7 +52,8 @@
 
 typedef struct {
     uint32_t src;  /* the sender's rank */
-    uint16_t kind; /* K_* */
+    uint8_t kind;  /* K_* */
+    uint8_t seq;   /* the SEND's number on its QP, modulo 256 (fill_send, check_seq) */
     uint16_t slot; /* K_RELEASE, or a big Medium's header: the sender's bounce buffer */
 } pre_t;
 enum { K_REQ = 1, K_REP = 2, K_RELEASE = 3 };
@@ -62,6 +64,7 @@ _Static_assert(GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_LONG, GASNETI_WIRE_FRAG,
                "a header fits HDR_MAX");
 _Static_assert(GASNETC_NET_LONG <= GASNETC_NET_MEDIUM, "a Long piece fits a receive buffer");
 _Static_assert(GASNETC_IBV_BOUNCE >= GASNETC_MAX_MEDIUM, "a big Medium fits a bounce buffer");
+_Static_assert(GASNETC_IBV_SQ_DEPTH < 256, "a SEND in flight is told from a repeat by its number mod 256");
 
 static gasneti_credits_t cr;
 static gasneti_slots_t pool;          /* send slots */
@@ -92,7 +95,7 @@ typedef struct {
 static rel_t *rels; /* releases waiting for room (lock held) */
 static int nrels;
 
-static size_t n_inline, n_slot, n_bigmed, n_bigread, n_longw, n_credit;
+static size_t n_inline, n_slot, n_bigmed, n_bigread, n_longw, n_credit, n_repeat;
 
 #define RBUF(i) (rbufs + (size_t)(i)*MSG_MAX)
 
@@ -131,8 +134,9 @@ typedef struct { /* an AM on its way (gasneti_lock_room's argument) */
 } going_t;
 
 /* lock held: a SEND of the message at buf (len bytes, built) to r, inline or from slot
- * (wr filled; the caller posts it) */
+ * (wr filled, its number in the prefix; the caller posts it at once) */
 static void fill_send(struct ibv_send_wr *wr, struct ibv_sge *sge, gex_Rank_t r, void *buf, uint32_t len, int slot) {
+    ((pre_t *)buf)->seq = gasnetc_ibv_peers[r].tx_seq++;
     memset(wr, 0, sizeof(*wr));
     wr->sg_list = sge;
     wr->num_sge = 1;
@@ -164,7 +168,7 @@ static int try_send(void *arg) {
         return 0;
     int slot = inl ? -1 : gasneti_slots_get(&pool), bounce = need_bounce ? gasnetc_ibv_bounce_get() : -1;
     uint8_t *buf = inl ? (uint8_t *)g->ibuf : gasneti_slots_buf(&pool, slot, MSG_MAX);
-    pre_t pre = {gasneti_mynode, (uint16_t)(m->is_req ? K_REQ : K_REP), (uint16_t)(bounce >= 0 ? bounce : 0)};
+    pre_t pre = {gasneti_mynode, (uint8_t)(m->is_req ? K_REQ : K_REP), 0, (uint16_t)(bounce >= 0 ? bounce : 0)};
     memcpy(buf, &pre, sizeof(pre));
     uint32_t len = gasneti_wire_build(buf, PRE, m, g->how == PLAIN ? 0 : GASNETI_WIRE_ELSEWHERE, 0, 1);
     gasneti_assert(len == g->len);
@@ -305,7 +309,7 @@ static int post_small(gex_Rank_t r, void *msg, uint32_t len, const char *what) {
 /* lock held: a credit message to r (gasneti_credit_flush); 1: not now */
 static int send_credit(gex_Rank_t r, unsigned n) {
     uint64_t msg[2];
-    pre_t pre = {gasneti_mynode, K_REP, 0};
+    pre_t pre = {gasneti_mynode, K_REP, 0, 0};
     memcpy(msg, &pre, sizeof(pre));
     uint32_t len = gasneti_wire_credit_msg((uint8_t *)msg, PRE, n);
     if (!post_small(r, msg, len, "ibv_post_send (credits)")) return 1;
@@ -315,7 +319,7 @@ static int send_credit(gex_Rank_t r, unsigned n) {
 
 /* lock held: tell r its bounce buffer `slot` is free; 0 if no room now */
 static int send_release(gex_Rank_t r, uint16_t slot) {
-    pre_t pre = {gasneti_mynode, K_RELEASE, slot};
+    pre_t pre = {gasneti_mynode, K_RELEASE, 0, slot};
     return post_small(r, &pre, sizeof(pre), "ibv_post_send (a bounce buffer's release)");
 }
 
@@ -440,6 +444,29 @@ typedef struct {
     int is_req;
 } run_t;
 
+/* lock held: is the SEND numbered seq from src the next one on its QP? 0 if it is a repeat
+ * of one already received, which is dropped. RC delivers every SEND once and in order;
+ * the number catches a verbs stack that does not (a retransmission delivered twice, a
+ * message lost), which would otherwise deliver an AM twice or mis-assemble a split one. */
+static int check_seq(gex_Rank_t src, uint8_t seq) {
+    uint8_t want = gasnetc_ibv_peers[src].rx_seq, behind = (uint8_t)(want - seq);
+    if (GASNETI_LIKELY(behind == 0)) {
+        gasnetc_ibv_peers[src].rx_seq = (uint8_t)(want + 1);
+        return 1;
+    }
+    /* a SEND still unacknowledged is at most GASNETC_IBV_SQ_DEPTH behind the next one */
+    if (behind > GASNETC_IBV_SQ_DEPTH)
+        gasneti_fatalerror("ibv-conduit: rank %u lost a message from rank %u (host %s): SEND number %u (mod 256) "
+                           "arrived where %u was due; the verbs stack broke the reliable connection's order",
+                           (unsigned)gasneti_mynode, (unsigned)src, gasneti_host_name(src), seq, want);
+    if (n_repeat++ == 0)
+        fprintf(stderr,
+                "ibv-conduit: WARNING: rank %u received a SEND from rank %u (host %s) a second time (number %u, "
+                "%u behind): the verbs stack delivered a retransmission twice; dropped (said once per process)\n",
+                (unsigned)gasneti_mynode, (unsigned)src, gasneti_host_name(src), seq, behind);
+    return 0;
+}
+
 /* lock held: a receive completion; 1 (and *r filled) if its handler is to run now */
 static int recv_done(const struct ibv_wc *wc, int nested, run_t *r) {
     int idx = (int)GASNETC_WR_VAL(wc->wr_id);
@@ -456,6 +483,7 @@ static int recv_done(const struct ibv_wc *wc, int nested, run_t *r) {
     if (src >= gasneti_nodes || pre.kind < K_REQ || pre.kind > K_RELEASE)
         gasneti_wire_bad("a bad ibv-conduit prefix", src < gasneti_nodes ? src : GEX_RANK_INVALID);
     repost[nrepost++] = idx; /* undone below if its handler runs in it */
+    if (!check_seq(src, pre.seq)) return 0;
     if (pre.kind == K_RELEASE) {
         released(src, pre.slot);
         return 0;
@@ -541,8 +569,8 @@ void gasnetc_ibv_am_init(void) {
 void gasnetc_ibv_am_say(void) {
     fprintf(stderr,
             "ibv-conduit: rank %u sent %zu AM(s) inline, %zu from send slots; big Mediums: %zu sent, %zu read by "
-            "RDMA READ; %zu Long(s) by RDMA WRITE; %zu credit message(s)\n",
-            (unsigned)gasneti_mynode, n_inline, n_slot, n_bigmed, n_bigread, n_longw, n_credit);
+            "RDMA READ; %zu Long(s) by RDMA WRITE; %zu credit message(s); %zu repeated SEND(s) dropped\n",
+            (unsigned)gasneti_mynode, n_inline, n_slot, n_bigmed, n_bigread, n_longw, n_credit, n_repeat);
 }
 
 static double now_s(void) {

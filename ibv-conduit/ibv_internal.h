@@ -68,6 +68,7 @@ typedef struct {
     struct ibv_qp *qp;
     int state;  /* GASNETC_IBV_*: read without the lock (acquire) */
     int sq_out; /* send work requests posted and not completed (lock held) */
+    uint8_t tx_seq, rx_seq; /* the next SEND's number to and from the peer (lock held; ibv_am.c) */
 } gasnetc_ibv_peer_t;
 extern gasnetc_ibv_peer_t *gasnetc_ibv_peers; /* [gasneti_nodes] */
 extern int gasnetc_ibv_lazy;                  /* peers connected on first contact */

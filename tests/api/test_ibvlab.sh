@@ -5,7 +5,7 @@
 # Usage: test_ibvlab.sh SET GASNET_RUN LABSH LABDIR API
 #   SET: short (the default tier's, under a minute of jobs: seq, 2 processes, PSHM off:
 #   AMs of every kind, big Mediums read over lazily made connections, RMA into created
-#   segments, the memory-lock limit) or full (the
+#   segments, repeated SENDs dropped, the memory-lock limit) or full (the
 #   suite over the network with 2 processes, seq; 4 processes and par for the parts that
 #   differ; atomics by the HCA and by AMs; mixed neighborhoods (2 + 2); PSHM on; lazy
 #   connection; RMA by AMs; exits and kill -9) or hosts (two guests, ibvlab-a and
@@ -212,6 +212,13 @@ if [ "$SET" = short ]; then
     job test_medium-lazy seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_CONNECT_LAZY=0
     want "lazy \\(on first contact\\)" "the report does not say the connections were lazy"
     want "big Mediums: ([1-9][0-9]* sent|[0-9]+ sent, [1-9][0-9]* read)" "no big Medium sent or read"
+    done_job
+    # a verbs stack that delivers a SEND twice (every 7th inline SEND posted twice): each
+    # copy dropped, said once per process; test_amcount's counts stay exact
+    job test_amcount-repeat seq 2 test_amcount GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_TEST_REPEAT=7 -- 200
+    want "[1-9][0-9]* repeated SEND\\(s\\) dropped" "rank 0 reports no repeated SEND dropped"
+    want "WARNING: rank 0 received a SEND from rank 1 .* a second time" "no warning of the repeat"
+    [ -n "$jwhy" ] || [ "$(echo "$out" | grep -c 'WARNING: rank 0 received a SEND')" -eq 1 ] || jwhy="the warning is not said once"
     done_job
 else
     all="test_am test_prepare test_immediate test_threads test_medium test_rma test_events test_rmaval test_segflags test_barrier test_legacy test_amcount test_coll test_multiep test_segrma test_vis test_coll1"
