@@ -3,8 +3,10 @@
  *
  * An AM is one UCP Active Message (ucp_am_send_nbx) with id AM_REQ (requests) or AM_REP
  * (replies and credit messages), each with its own handler, so a reply is never held
- * behind requests. The message has the toolkit's layout (gasneti_wire.h) behind an
- * 8-byte prefix, the sender's rank (UCX does not say who sent an AM):
+ * behind requests; a message of more than COPY_MAX bytes sent whole goes with AM_REQ_KEPT
+ * or AM_REP_KEPT instead, whose handlers may keep UCX's buffer (below). The message has
+ * the toolkit's layout (gasneti_wire.h) behind an 8-byte prefix, the sender's rank (UCX
+ * does not say who sent an AM):
  *   - inside the AM's data, whole: Shorts, Mediums, and Longs below long_min bytes
  *     (GASNET_UCX_LONG_APART, default 1024; pieces of at most 64 KiB, the core splits
  *     bigger ones) whose payload the receiver copies to its destination;
@@ -22,8 +24,10 @@
  *
  * Receiving: UCX runs our handler (am_arrived) inside ucp_worker_progress, which only the
  * poll calls, with the lock held. It checks the message, takes the credits it returns,
- * and keeps it: UCX's own buffer (UCP_AM_FLAG_PERSISTENT_DATA: returned with
- * ucp_am_data_release after delivery), or a receive buffer of ours when UCX gives data
+ * and keeps it: a small one (AM_REQ, AM_REP: at most COPY_MAX bytes, or a Long's header)
+ * copied into the record that queues it; a bigger one UCX's own buffer (the _KEPT ids
+ * are registered with UCP_AM_FLAG_PERSISTENT_DATA: returned with ucp_am_data_release
+ * after delivery), or a receive buffer of ours when UCX gives data
  * only for the call, or one a rendezvous is received into. A request that may not run
  * now (a nested poll) is copied to the toolkit's queue instead (gasneti_defer_if). After
  * progress the poll takes what was kept, releases the lock, runs the handlers
@@ -38,7 +42,7 @@
 
 #include <string.h>
 
-enum { AM_REQ = 0, AM_REP = 1 }; /* UCP AM ids */
+enum { AM_REQ = 0, AM_REP = 1, AM_REQ_KEPT = 2, AM_REP_KEPT = 3 }; /* UCP AM ids (requests: even) */
 #define MAXSEND 256              /* messages in send slots outstanding per process */
 #define INLINE_MAX 1024          /* largest message built on the stack */
 #define CREDITS 64               /* requests in flight to one peer */
@@ -51,9 +55,14 @@ typedef struct {
 #define PRE sizeof(pre_t)
 #define MSG_MAX GASNETI_WIRE_MAX(PRE, GASNETC_NET_MEDIUM)
 #define HDR_MAX 128 /* a message whose payload goes apart */
+/* Messages up to this size are copied at arrival: UCX's persistent-data handling costs
+ * more than the copy (bench_ucx, UCX_TLS=sm,self: AM Short round trip 0.50 us copied,
+ * 0.55 us with UCP_AM_FLAG_PERSISTENT_DATA) */
+#define COPY_MAX HDR_MAX
 _Static_assert(GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_LONG, GASNETI_WIRE_FRAG, GASNETI_MAX_ARGS) <= HDR_MAX,
                "a Long's message without its payload fits HDR_MAX");
 _Static_assert(HDR_MAX <= sizeof(((gasnetc_ucx_op_t *)0)->hdr), "an op holds a header");
+_Static_assert(COPY_MAX <= HDR_MAX, "a message copied at arrival fits its arrived_t");
 _Static_assert(GASNETC_NET_LONG <= GASNETC_NET_MEDIUM, "a Long piece inside a message fits a receive buffer");
 _Static_assert(CREDITS <= 65535, "credits owed fit the header");
 static inline gex_Rank_t msg_src(const uint8_t *msg) { return ((const pre_t *)msg)->src; }
@@ -217,6 +226,12 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     if (gasneti_defer_if(cur_nested, is_req, msg_src(msg), msg, len)) return UCS_OK;
     arrived_t *a = arrived_get(is_req);
     a->len = len;
+    if (len <= COPY_MAX) {
+        memcpy(a->hdr, msg, len);
+        a->msg = (const uint8_t *)a->hdr;
+        ready(a);
+        return UCS_OK;
+    }
     if (p->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) { /* UCX's buffer, ours until released */
         a->msg = msg;
         a->ucx_data = data;
@@ -245,7 +260,8 @@ static inline ucs_status_ptr_t am_send(gex_Rank_t r, int is_req, const void *hdr
                                        size_t len, ucp_request_param_t *p) {
     p->op_attr_mask |= UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     p->memory_type = UCS_MEMORY_TYPE_HOST;
-    return ucp_am_send_nbx(gasnetc_ucx_ep[r], is_req ? AM_REQ : AM_REP, hdr, hlen, data, len, p);
+    unsigned id = (is_req ? AM_REQ : AM_REP) + (!hlen && len > COPY_MAX ? AM_REQ_KEPT : 0);
+    return ucp_am_send_nbx(gasnetc_ucx_ep[r], id, hdr, hlen, data, len, p);
 }
 
 /* lock held: a message UCX completes at once or refuses (UCS_ERR_NO_RESOURCE: 1) */
@@ -470,14 +486,14 @@ void gasnetc_ucx_am_init(void) {
     refused_at = calloc(gasneti_nodes, sizeof(unsigned));
     if (!refused_at) gasneti_fatalerror("ucx-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
     gasneti_slots_init(&pool, MAXSEND, MSG_MAX, NULL, NULL);
-    for (int id = AM_REQ; id <= AM_REP; id++) {
+    for (int id = AM_REQ; id <= AM_REP_KEPT; id++) {
         ucp_am_handler_param_t h;
         h.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
                        UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
         h.id = (unsigned)id;
-        h.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+        h.flags = UCP_AM_FLAG_WHOLE_MSG | (id >= AM_REQ_KEPT ? UCP_AM_FLAG_PERSISTENT_DATA : 0);
         h.cb = am_arrived;
-        h.arg = id == AM_REQ ? (void *)(uintptr_t)1 : NULL;
+        h.arg = id % 2 == AM_REQ ? (void *)(uintptr_t)1 : NULL;
         ucs_status_t st = ucp_worker_set_am_recv_handler(gasnetc_ucx_worker, &h);
         if (st != UCS_OK) gasnetc_ucx_fail("ucp_worker_set_am_recv_handler", st, GEX_RANK_INVALID);
     }
