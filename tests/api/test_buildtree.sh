@@ -117,7 +117,8 @@ check_tree() {
         bad "make install prefix=$inst failed: $(tail -5 "$tmp/install.log")"
     else
         local stale
-        stale=$(grep -rlF "$cfg_prefix" "$inst" | grep -v '/include/gasnet_config.h$')
+        # (the docs are copied as written: install.md names /usr/local as the default)
+        stale=$(grep -rlF "$cfg_prefix" "$inst" | grep -v '/include/gasnet_config.h$\|/share/doc/GASNet/')
         stale+=$(grep -F "$cfg_prefix" "$inst/include/gasnet_config.h" | grep -v 'GASNETI_CONFIGURE_ARGS\|GASNETI_BUILD_ID')
         if [ -n "$stale" ]; then
             bad "make install prefix=$inst left configure's prefix $cfg_prefix in: $(echo $stale)"
