@@ -20,6 +20,7 @@
 #include "ibv_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -44,14 +45,46 @@ void gasnetc_ibv_fail(const char *call, int err, gex_Rank_t peer) {
     gasneti_peer_fail(call, why, peer);
 }
 
+/* A flushed work request only says that its QP went to error before: as a responder (a
+ * request of the peer's it could not serve, which no completion of ours reports) or on
+ * the peer's side. What the device reported meanwhile (its asynchronous events, read
+ * without waiting), appended to buf. */
+static void async_events(char *buf, size_t len) {
+    int fl = fcntl(gasnetc_ibv_ctx->async_fd, F_GETFL);
+    if (fl < 0 || fcntl(gasnetc_ibv_ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0) return;
+    struct ibv_async_event ev;
+    int n = 0;
+    while (ibv_get_async_event(gasnetc_ibv_ctx, &ev) == 0) {
+        size_t at = strlen(buf);
+        const char *on = "the device";
+        char qp[64] = "";
+        if ((ev.event_type >= IBV_EVENT_QP_FATAL && ev.event_type <= IBV_EVENT_PATH_MIG_ERR) ||
+            ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED) {
+            on = "the queue pair";
+            for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
+                if (gasnetc_ibv_peers && gasnetc_ibv_peers[r].qp == ev.element.qp)
+                    snprintf(qp, sizeof(qp), " with rank %u", (unsigned)r);
+        }
+        snprintf(buf + at, len - at, "%s%s %s%s", n++ ? "; " : "; before it the device reported: ",
+                 ibv_event_type_str(ev.event_type), on, qp);
+        ibv_ack_async_event(&ev);
+    }
+    if (!n) {
+        size_t at = strlen(buf);
+        snprintf(buf + at, len - at, "; the device reported no event before it (the queue pair's peer may have "
+                                     "failed first: see its message)");
+    }
+}
+
 void gasnetc_ibv_wc_fail(const struct ibv_wc *wc, const char *what, gex_Rank_t peer) {
     /* a peer that has left during the exit (its QP gone: retries exhausted, or ours
      * flushed as we close): nothing to report */
     if (gasneti_exiting || !__atomic_load_n(&gasnetc_ibv_up, __ATOMIC_ACQUIRE)) return;
-    char why[256];
+    char why[512];
     snprintf(why, sizeof(why), "%s (status %d, vendor error 0x%x; device %s port %u)%s", ibv_wc_status_str(wc->status),
              (int)wc->status, wc->vendor_err, gasnetc_ibv_port.dev, (unsigned)gasnetc_ibv_port.port,
              wc->status == IBV_WC_RETRY_EXC_ERR ? ": the peer did not answer (gone, or unreachable)" : "");
+    if (wc->status == IBV_WC_WR_FLUSH_ERR) async_events(why, sizeof(why));
     gasneti_peer_fail(what, why, peer);
 }
 

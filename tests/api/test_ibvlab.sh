@@ -140,6 +140,7 @@ if [ "$SET" = hosts ]; then
     echo "test_ibvlab.sh: both agents answer (uptime $(cut -d' ' -f1 /proc/uptime) s)"
     ssh=(GASNET_IBV_SPAWNER=ssh GASNET_SSH_CMD="$RSH" GASNET_SSH_SERVERS="$A $B" GASNET_MASTERIP=$A)
     ctr='cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts'
+    allctr='cd /sys/class/infiniband/rxe0/ports/1/hw_counters && grep . * | grep -v ":0$" | tr "\n" " "'
     counters() { { if [ "$1" = $A ]; then sh -c "$ctr"; else "$RSH" $B "$ctr"; fi; } | tr '\n' ' '; }
     ranklog() { { if [ "$1" = $A ]; then cat /run/rsh.log; else "$RSH" $B 'cat /run/rsh.log'; fi; } | grep '_RANK='; }
     # hjob LABEL N PROG [VAR=VALUE...] [-- ARGS]: N ranks round robin on ibvlab-a and
@@ -178,6 +179,12 @@ if [ "$SET" = hosts ]; then
             [ $h = $A ] && sa="$sent0>$sent1/$rcvd0>$rcvd1" || sb="$sent0>$sent1/$rcvd0>$rcvd1"
         done
         [ -n "$jwhy" ] || echo "test_ibvlab.sh: $label: rxe0 packets sent/received: ibvlab-a $sa, ibvlab-b $sb"
+        if [ -n "$jwhy" ] || [ "$jst" -ne 0 ]; then # what rxe counted (retries, duplicates, errors)
+            for h in $A $B; do
+                echo "test_ibvlab.sh: $label failed: rxe0 counters of $h (non-zero, since boot):" \
+                    $(if [ $h = $A ]; then sh -c "$allctr"; else "$RSH" $B "$allctr"; fi)
+            done
+        fi
         done_job
     }
     # test_init with TEST_HOSTS=2 checks what the library found: two hosts, rank r on
