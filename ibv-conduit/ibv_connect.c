@@ -17,8 +17,9 @@
  *     side connects at the answer. A sender waits for that, polling. A message that
  *     reaches a QP not connected yet is retried by the HCA (RC), so no order is needed
  *     beyond that.
- * RC settings: retry 7 times with a 67 ms timeout (a peer that is gone shows as
- * IBV_WC_RETRY_EXC_ERR within about half a second), receiver-not-ready retried without
+ * RC settings: retry 7 times (GASNET_QP_RETRY_COUNT) with a 67 ms timeout (GASNET_QP_TIMEOUT
+ * = 14: 4.096 us << 14), so a peer that is gone shows as IBV_WC_RETRY_EXC_ERR within
+ * about half a second; receiver-not-ready retried without
  * limit (the shared receive queue momentarily empty only delays a sender), READs and
  * atomics in flight as the device allows (up to 16). */
 #include "ibv_internal.h"
@@ -28,6 +29,7 @@
 
 gasnetc_ibv_peer_t *gasnetc_ibv_peers;
 int gasnetc_ibv_lazy;
+int gasnetc_ibv_qp_timeout, gasnetc_ibv_qp_retries;
 uint32_t gasnetc_ibv_inline = UINT32_MAX;
 int gasnetc_ibv_sq_total, gasnetc_ibv_sq_max;
 
@@ -112,8 +114,8 @@ static void connect_qp(gex_Rank_t r, const addr_t *a) {
     if (rc) gasnetc_ibv_fail("ibv_modify_qp (to RTR)", rc, r);
     memset(&at, 0, sizeof(at));
     at.qp_state = IBV_QPS_RTS;
-    at.timeout = 14;  /* 4.096 us << 14: 67 ms */
-    at.retry_cnt = 7;
+    at.timeout = (uint8_t)gasnetc_ibv_qp_timeout;
+    at.retry_cnt = (uint8_t)gasnetc_ibv_qp_retries;
     at.rnr_retry = 7; /* without limit */
     at.sq_psn = psn_of(gasneti_mynode, r);
     at.max_rd_atomic = (uint8_t)p->rd_atomic;
@@ -128,6 +130,13 @@ void gasnetc_ibv_connect_init(gasneti_bootstrap_t *boot) {
     gex_Rank_t n = gasneti_nodes;
     gasnetc_ibv_peers = calloc(n, sizeof(gasnetc_ibv_peer_t));
     if (!gasnetc_ibv_peers) gasneti_fatalerror("ibv-conduit: out of memory for %u peers", (unsigned)n);
+    gasnetc_ibv_qp_timeout = (int)gasneti_getenv_int("GASNET_QP_TIMEOUT", 14);
+    if (gasnetc_ibv_qp_timeout < 1 || gasnetc_ibv_qp_timeout > 31)
+        gasneti_launch_error("GASNET_QP_TIMEOUT=%d: from 1 to 31 (the ACK timeout is 4.096 us << it)",
+                             gasnetc_ibv_qp_timeout);
+    gasnetc_ibv_qp_retries = (int)gasneti_getenv_int("GASNET_QP_RETRY_COUNT", 7);
+    if (gasnetc_ibv_qp_retries < 0 || gasnetc_ibv_qp_retries > 7)
+        gasneti_launch_error("GASNET_QP_RETRY_COUNT=%d: from 0 to 7", gasnetc_ibv_qp_retries);
     int64_t lazy_above = gasneti_getenv_int("GASNET_IBV_CONNECT_LAZY", LAZY_DEFAULT);
     if (lazy_above < 0) gasneti_launch_error("GASNET_IBV_CONNECT_LAZY=%lld: a number of ranks, 0 or more", (long long)lazy_above);
     gasnetc_ibv_lazy = (int64_t)n > lazy_above;

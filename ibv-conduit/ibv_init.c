@@ -289,15 +289,19 @@ static void say_port(void) {
         if (rl.rlim_cur == RLIM_INFINITY) snprintf(lim, sizeof(lim), "unlimited");
         else snprintf(lim, sizeof(lim), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
     }
+    char atomics_why[256];
+    snprintf(atomics_why, sizeof(atomics_why), "by CPU and AMs (%s)", gasnetc_ibv_atomics_off ? gasnetc_ibv_atomics_off : "");
     fprintf(stderr,
             "ibv-conduit: device %s port %u (%s), %s, MTU %d; GID index %d%s (%s); %s connections; atomics %s; "
-            "inline up to %u bytes; %d receive buffers; locked memory limit %s\n",
+            "inline up to %u bytes; %d receive buffers; locked memory limit %s; ACK timeout %.0f ms, %d retries\n",
             p->dev, (unsigned)p->port, p->how, p->roce ? "RoCE" : "InfiniBand", 128 << (int)p->mtu, p->gid_index, gid,
             p->gid_how, gasnetc_ibv_lazy ? "lazy (on first contact)" : "eager (at start-up)",
             !p->atomics ? "by CPU and AMs (the HCA has none)"
-            : gasneti_getenv_yesno("GASNET_IBV_ATOMICS", 1) ? "by the HCA (64-bit, per domain)"
-                                                             : "by CPU and AMs (GASNET_IBV_ATOMICS=0)",
-            (unsigned)gasnetc_ibv_inline, gasnetc_ibv_srq_depth, lim);
+            : !gasneti_getenv_yesno("GASNET_IBV_ATOMICS", 1) ? "by CPU and AMs (GASNET_IBV_ATOMICS=0)"
+            : gasnetc_ibv_atomics_off                        ? atomics_why
+                                                             : "by the HCA (64-bit, per domain)",
+            (unsigned)gasnetc_ibv_inline, gasnetc_ibv_srq_depth, lim, 4.096e-3 * (double)(1u << gasnetc_ibv_qp_timeout),
+            gasnetc_ibv_qp_retries);
 }
 
 int gasnetc_network_init(gasneti_bootstrap_t *boot) {
@@ -332,6 +336,7 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     gasnetc_ibv_rma_init();
     gasnetc_ibv_am_init(); /* receive buffers posted before any QP connects */
     gasnetc_ibv_connect_init(boot);
+    gasnetc_ibv_atomics_probe(boot);
     if (gasnetc_ibv_verbose) say_port();
     __atomic_store_n(&gasnetc_ibv_up, 1, __ATOMIC_RELEASE);
     boot->barrier(); /* every rank's QPs are ready before anyone sends */

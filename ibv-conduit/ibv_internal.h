@@ -72,6 +72,7 @@ typedef struct {
 } gasnetc_ibv_peer_t;
 extern gasnetc_ibv_peer_t *gasnetc_ibv_peers; /* [gasneti_nodes] */
 extern int gasnetc_ibv_lazy;                  /* peers connected on first contact */
+extern int gasnetc_ibv_qp_timeout, gasnetc_ibv_qp_retries; /* GASNET_QP_TIMEOUT, GASNET_QP_RETRY_COUNT */
 extern uint32_t gasnetc_ibv_inline;           /* SENDs and WRITEs up to this many bytes inline */
 #define GASNETC_IBV_SQ_DEPTH 128 /* send work requests per QP */
 extern int gasnetc_ibv_sq_total, gasnetc_ibv_sq_max; /* over every QP: the completion queue's share */
@@ -121,6 +122,11 @@ typedef struct gasnetc_ibv_op_s {
     uint8_t kind;
 } gasnetc_ibv_op_t;
 extern void gasnetc_ibv_rma_init(void);
+/* collective, at network init once every QP is connected (ibv_rma.c): does every rank's
+ * HCA do atomics in this host's byte order? If not, atomics go by CPU and AMs and
+ * gasnetc_ibv_atomics_off says why */
+extern void gasnetc_ibv_atomics_probe(gasneti_bootstrap_t *boot);
+extern const char *gasnetc_ibv_atomics_off;
 extern void gasnetc_ibv_rma_fini(void);
 /* lock held: a free op, counters and copy cleared (made on demand, in registered chunks) */
 extern gasnetc_ibv_op_t *gasnetc_ibv_op_get(gex_Rank_t peer, uint8_t kind);

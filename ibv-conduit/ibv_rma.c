@@ -24,9 +24,10 @@
  * IBV_WR_ATOMIC_CMP_AND_SWP. Every operation of such a domain goes through the network,
  * to this process's own segment and its neighbors' too (loopback QPs), because the HCA's
  * atomics are atomic only with respect to each other (IBV_ATOMIC_HCA). Other domains
- * (32-bit, floating point, SET, MIN, ...) use CPU atomics and AMs (gasnete_ratomic.c).
- * The old value lands in the operation's registered word and is copied to the client's
- * result at completion. */
+ * (32-bit, floating point, SET, MIN, ...) use CPU atomics and AMs (gasnete_ratomic.c),
+ * and so does every domain when an HCA's atomics fail the start-up probe of their byte
+ * order (gasnetc_ibv_atomics_probe). The old value lands in the operation's registered
+ * word and is copied to the client's result at completion. */
 #include "conduit_contract.h"
 #include "ibv_internal.h"
 
@@ -125,6 +126,84 @@ void gasnetc_ibv_rma_init(void) {
     gasnetc_rma_native = gasneti_getenv_yesno("GASNET_IBV_RMA", 1);
     atomics_on = gasnetc_rma_native && gasnetc_ibv_port.atomics && gasneti_getenv_yesno("GASNET_IBV_ATOMICS", 1);
     gasneti_slots_init(&gasnetc_ibv_bounce, NBOUNCE, GASNETC_IBV_BOUNCE, bounce_reg, bounce_dereg);
+}
+
+/* The HCA's atomics tried once, at start-up (every QP connected, before any peer may
+ * send, so the completion queue holds nothing else): a fetch-and-add of 1 through this
+ * process's own QP to a word of its own holding 0x0102030405060708 must return that
+ * value and leave ...09, both as this host stores them. An HCA that answers in another
+ * byte order (some return the old value big-endian) fails it. The results are shared:
+ * atomic domains go to the HCA only if every rank's HCA passed (a domain is served the
+ * same way everywhere), else by CPU and AMs, and GASNET_VERBOSEENV says why.
+ * GASNET_IBV_TEST_ATOMIC_SWAP=1 (tests only) byte-swaps the value returned, as such an
+ * HCA would. */
+#define PROBE_WORD 0x0102030405060708ull
+const char *gasnetc_ibv_atomics_off; /* why the HCA serves no atomic domain, or NULL */
+static char probe_why[160];
+
+static const char *probe(void) {
+    uint64_t *word = gasneti_net_malloc(64, "the atomics probe's word");
+    struct ibv_mr *mr = gasnetc_ibv_reg(word, 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC, "the atomics probe's word");
+    *word = PROBE_WORD;
+    gasnetc_ibv_op_t *o = gasnetc_ibv_op_get(gasneti_mynode, GASNETC_OP_AMO);
+    o->result = 0;
+    struct ibv_sge sge = {(uintptr_t)&o->result, 8, o->lkey};
+    struct ibv_send_wr wr;
+    memset(&wr, 0, sizeof(wr));
+    wr.wr_id = (uintptr_t)o;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+    wr.wr.atomic.remote_addr = (uintptr_t)word;
+    wr.wr.atomic.rkey = mr->rkey;
+    wr.wr.atomic.compare_add = 1;
+    IBV_LOCK();
+    gasnetc_ibv_post(gasneti_mynode, &wr, 1, "ibv_post_send (the start-up probe of the HCA's atomics)");
+    struct ibv_wc wc;
+    int got = 0;
+    for (long spins = 0; !got && spins < 100000000L; spins++) got = ibv_poll_cq(gasnetc_ibv_cq, 1, &wc);
+    if (got < 0) gasnetc_ibv_fail("ibv_poll_cq", -got, gasneti_mynode);
+    if (got == 0)
+        gasneti_fatalerror("ibv-conduit: the start-up probe of the HCA's atomics (a fetch-and-add through this "
+                           "process's own queue pair, device %s port %u) never completed",
+                           gasnetc_ibv_port.dev, (unsigned)gasnetc_ibv_port.port);
+    gasnetc_ibv_peers[gasneti_mynode].sq_out--;
+    gasnetc_ibv_sq_total--;
+    IBV_UNLOCK();
+    if (wc.wr_id != (uintptr_t)o) gasneti_fatalerror("ibv-conduit: an unexpected completion during the atomics probe");
+    if (wc.status != IBV_WC_SUCCESS) /* (gasnetc_ibv_wc_fail is quiet before the network is up) */
+        gasneti_fatalerror("ibv-conduit: the start-up probe of the HCA's atomics (a fetch-and-add through this "
+                           "process's own queue pair) failed: %s (status %d, vendor error 0x%x; device %s port %u); "
+                           "GASNET_IBV_ATOMICS=0 leaves the HCA's atomics unused",
+                           ibv_wc_status_str(wc.status), (int)wc.status, wc.vendor_err, gasnetc_ibv_port.dev,
+                           (unsigned)gasnetc_ibv_port.port);
+    uint64_t old = o->result, now = *word;
+    if (gasneti_getenv_yesno("GASNET_IBV_TEST_ATOMIC_SWAP", 0)) old = __builtin_bswap64(old);
+    gasnetc_ibv_op_put(o);
+    ibv_dereg_mr(mr);
+    free(word);
+    if (old == PROBE_WORD && now == PROBE_WORD + 1) return NULL;
+    snprintf(probe_why, sizeof(probe_why),
+             "the HCA's fetch-and-add of 1 to 0x%016llx returned 0x%016llx and left 0x%016llx: not in this host's "
+             "byte order", (unsigned long long)PROBE_WORD, (unsigned long long)old, (unsigned long long)now);
+    return probe_why;
+}
+
+void gasnetc_ibv_atomics_probe(gasneti_bootstrap_t *boot) {
+    const char *why = !atomics_on ? NULL : probe();
+    uint8_t mine = atomics_on && !why, *all = gasneti_net_malloc(gasneti_nodes, "the atomics probe's results");
+    boot->exchange(&mine, 1, all);
+    gex_Rank_t bad = GEX_RANK_INVALID;
+    for (gex_Rank_t r = 0; r < gasneti_nodes && bad == GEX_RANK_INVALID; r++)
+        if (!all[r]) bad = r;
+    free(all);
+    if (!atomics_on || bad == GEX_RANK_INVALID) return;
+    atomics_on = 0;
+    if (!why) {
+        snprintf(probe_why, sizeof(probe_why), "rank %u's HCA failed the start-up probe or has none", (unsigned)bad);
+        why = probe_why;
+    }
+    gasnetc_ibv_atomics_off = why;
 }
 
 void gasnetc_ibv_rma_fini(void) {
