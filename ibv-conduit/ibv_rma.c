@@ -141,22 +141,30 @@ void gasnetc_ibv_rma_init(void) {
 const char *gasnetc_ibv_atomics_off; /* why the HCA serves no atomic domain, or NULL */
 static char probe_why[160];
 
+/* an atomic's work request for op o: its old value lands in o->result */
+static void fill_amo(struct ibv_send_wr *wr, struct ibv_sge *sge, gasnetc_ibv_op_t *o, int cas, uint64_t raddr,
+                     uint32_t rkey, uint64_t compare_add, uint64_t swap) {
+    *sge = (struct ibv_sge){(uintptr_t)&o->result, 8, o->lkey};
+    memset(wr, 0, sizeof(*wr));
+    wr->wr_id = (uintptr_t)o;
+    wr->sg_list = sge;
+    wr->num_sge = 1;
+    wr->opcode = cas ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD;
+    wr->wr.atomic.remote_addr = raddr;
+    wr->wr.atomic.rkey = rkey;
+    wr->wr.atomic.compare_add = compare_add;
+    wr->wr.atomic.swap = swap;
+}
+
 static const char *probe(void) {
     uint64_t *word = gasneti_net_malloc(64, "the atomics probe's word");
     struct ibv_mr *mr = gasnetc_ibv_reg(word, 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC, "the atomics probe's word");
     *word = PROBE_WORD;
     gasnetc_ibv_op_t *o = gasnetc_ibv_op_get(gasneti_mynode, GASNETC_OP_AMO);
     o->result = 0;
-    struct ibv_sge sge = {(uintptr_t)&o->result, 8, o->lkey};
+    struct ibv_sge sge;
     struct ibv_send_wr wr;
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = (uintptr_t)o;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
-    wr.wr.atomic.remote_addr = (uintptr_t)word;
-    wr.wr.atomic.rkey = mr->rkey;
-    wr.wr.atomic.compare_add = 1;
+    fill_amo(&wr, &sge, o, 0, (uintptr_t)word, mr->rkey, 1, 0);
     IBV_LOCK();
     gasnetc_ibv_post(gasneti_mynode, &wr, 1, "ibv_post_send (the start-up probe of the HCA's atomics)");
     struct ibv_wc wc;
@@ -438,17 +446,9 @@ static int try_amo(void *arg) {
     gasnetc_ibv_op_t *o = gasnetc_ibv_op_get(a->jr, GASNETC_OP_AMO);
     o->rc = a->rc;
     if (a->result) o->copy_to = a->result, o->copy_from = &o->result, o->copy_len = 8;
-    struct ibv_sge sge = {(uintptr_t)&o->result, 8, o->lkey};
+    struct ibv_sge sge;
     struct ibv_send_wr wr;
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = (uintptr_t)o;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = a->cas ? IBV_WR_ATOMIC_CMP_AND_SWP : IBV_WR_ATOMIC_FETCH_AND_ADD;
-    wr.wr.atomic.remote_addr = a->raddr;
-    wr.wr.atomic.rkey = a->rkey;
-    wr.wr.atomic.compare_add = a->cas ? a->cmp : a->add;
-    wr.wr.atomic.swap = a->swap;
+    fill_amo(&wr, &sge, o, a->cas, a->raddr, a->rkey, a->cas ? a->cmp : a->add, a->swap);
     gasnetc_ibv_post(a->jr, &wr, 1, a->cas ? "ibv_post_send (ATOMIC_CMP_AND_SWP)" : "ibv_post_send (ATOMIC_FETCH_AND_ADD)");
     return 1;
 }
