@@ -159,6 +159,7 @@ if [ "$SET" = hosts ]; then
         la=$(ranklog $A | wc -l) lb=$(ranklog $B | wc -l)
         job "$label" seq "$n" "$prog" "${ssh[@]}" "$@"
         want "^ibv-conduit: device rxe0 port 1 .*RoCE.*GID index [0-9]+ $A " "rank 0's report does not name rxe0 on $A (eth0)"
+        want "; ACK timeout 1074 ms, 7 retries$" "rank 0's report does not show GASNET_QP_TIMEOUT=18 in effect"
         case "$prog" in
             test_am) want "[1-9][0-9]* Long\\(s\\) by RDMA WRITE" "no Long by RDMA WRITE" ;;
             test_segrma) want "native RMA: [1-9][0-9]* put\\(s\\) by RDMA WRITE.*[1-9][0-9]* get\\(s\\) by RDMA READ" "no native RMA reported" ;;
