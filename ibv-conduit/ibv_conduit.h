@@ -12,6 +12,7 @@
 #define IBV_CONDUIT_H
 
 #define GASNET_CONDUIT_IBV 1
+#define GASNET_IBV_CONDUIT 1 /* the released implementation's other spelling (implementation_defined.md) */
 #define GASNET_CONDUIT_NAME IBV
 #define GASNET_CONDUIT_NAME_STR "IBV"
 #define GASNETC_NAME "ibv"

@@ -7,6 +7,7 @@
 #define MPI_CONDUIT_H
 
 #define GASNET_CONDUIT_MPI 1
+#define GASNET_MPI_CONDUIT 1 /* the released implementation's other spelling (implementation_defined.md) */
 #define GASNET_CONDUIT_NAME MPI
 #define GASNET_CONDUIT_NAME_STR "MPI"
 #define GASNETC_NAME "mpi"

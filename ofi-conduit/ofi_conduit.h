@@ -10,6 +10,7 @@
 #define OFI_CONDUIT_H
 
 #define GASNET_CONDUIT_OFI 1
+#define GASNET_OFI_CONDUIT 1 /* the released implementation's other spelling (implementation_defined.md) */
 #define GASNET_CONDUIT_NAME OFI
 #define GASNET_CONDUIT_NAME_STR "OFI"
 #define GASNETC_NAME "ofi"

@@ -5,6 +5,7 @@
 #define SMP_CONDUIT_H
 
 #define GASNET_CONDUIT_SMP 1
+#define GASNET_SMP_CONDUIT 1 /* the released implementation's other spelling (implementation_defined.md) */
 #define GASNET_CONDUIT_NAME SMP
 #define GASNET_CONDUIT_NAME_STR "SMP"
 #define GASNETC_NAME "smp"

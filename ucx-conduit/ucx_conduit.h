@@ -9,6 +9,7 @@
 #define UCX_CONDUIT_H
 
 #define GASNET_CONDUIT_UCX 1
+#define GASNET_UCX_CONDUIT 1 /* the released implementation's other spelling (implementation_defined.md) */
 #define GASNET_CONDUIT_NAME UCX
 #define GASNET_CONDUIT_NAME_STR "UCX"
 #define GASNETC_NAME "ucx"

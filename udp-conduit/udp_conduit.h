@@ -6,6 +6,7 @@
 #define UDP_CONDUIT_H
 
 #define GASNET_CONDUIT_UDP 1
+#define GASNET_UDP_CONDUIT 1 /* the released implementation's other spelling (implementation_defined.md) */
 #define GASNET_CONDUIT_NAME UDP
 #define GASNET_CONDUIT_NAME_STR "UDP"
 #define GASNETC_NAME "udp"

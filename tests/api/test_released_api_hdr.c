@@ -63,6 +63,32 @@ unsigned long long test_hdr_fwd_view(int what) {
 #  error "gasnetex.h includes <limits.h> and <stdlib.h>"
 #endif
 
+/* The released implementation's optional preprocessor identifiers (its
+ * implementation_defined.md), which clients test with #ifdef: exactly one
+ * GASNET_<NET>_CONDUIT, exactly one of GASNET_DEBUG and GASNET_NDEBUG, GASNET_TRACE and
+ * GASNET_STATS defined (to 1) only in builds that have them, GASNET_PSHM 1. */
+#if (defined(GASNET_SMP_CONDUIT) + defined(GASNET_UDP_CONDUIT) + defined(GASNET_MPI_CONDUIT) + \
+     defined(GASNET_IBV_CONDUIT) + defined(GASNET_OFI_CONDUIT) + defined(GASNET_UCX_CONDUIT)) != 1
+#  error "gasnetex.h must define exactly one GASNET_<NET>_CONDUIT"
+#endif
+#if (defined(GASNET_SMP_CONDUIT) && !defined(GASNET_CONDUIT_SMP)) || \
+    (defined(GASNET_UDP_CONDUIT) && !defined(GASNET_CONDUIT_UDP)) || \
+    (defined(GASNET_MPI_CONDUIT) && !defined(GASNET_CONDUIT_MPI)) || \
+    (defined(GASNET_IBV_CONDUIT) && !defined(GASNET_CONDUIT_IBV)) || \
+    (defined(GASNET_OFI_CONDUIT) && !defined(GASNET_CONDUIT_OFI)) || \
+    (defined(GASNET_UCX_CONDUIT) && !defined(GASNET_CONDUIT_UCX))
+#  error "GASNET_<NET>_CONDUIT and GASNET_CONDUIT_<NET> name different conduits"
+#endif
+#if defined(GASNET_DEBUG) == defined(GASNET_NDEBUG)
+#  error "exactly one of GASNET_DEBUG and GASNET_NDEBUG must be defined"
+#endif
+#if (defined(GASNET_TRACE) && GASNET_TRACE != 1) || (defined(GASNET_STATS) && GASNET_STATS != 1)
+#  error "GASNET_TRACE and GASNET_STATS are 1 when built in and undefined otherwise"
+#endif
+#if !defined(GASNET_PSHM) || GASNET_PSHM != 1
+#  error "GASNET_PSHM must be 1 (shared memory between same-host processes is always built)"
+#endif
+
 /* Every caller runs this at once (collective): a named barrier, an anonymous one by the
  * split-phase try, and the queries; returns 0, or the line of the first thing wrong. */
 int test_hdr_gasnetex_only(int id);
