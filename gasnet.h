@@ -27,6 +27,9 @@ typedef void *gasnet_threadinfo_t;
 extern int gasneti_legacy_init(int *linkconfig, int *argc, char ***argv);
 #define gasnet_init(argc, argv) gasneti_legacy_init(&GASNETI_LINKCONFIG, argc, argv)
 extern int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset);
+#if GASNETI_TRACE /* the caller's source line for gasnet_trace (see gasnete_rma_api.h) */
+#  define gasnet_attach(...) (GASNETI_TRACE_SRC(), gasnet_attach(__VA_ARGS__))
+#endif
 extern void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p,
                                    gex_Segment_t *segment_p);
 extern int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries);

@@ -17,7 +17,7 @@ int gasneti_legacy_init(int *linkconfig, int *argc, char ***argv) {
                                GEX_FLAG_USES_GASNET1);
 }
 
-int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset) {
+int(gasnet_attach)(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset) {
     (void)minheapoffset;
     if (!gasneti_init_done) gasneti_fatalerror("gasnet_attach: called before gasnet_init");
     if (segsize % GASNET_PAGESIZE)
@@ -34,7 +34,7 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
     gasneti_register_handlers(legacy_ep, ex, (size_t)numentries, 1);
     for (int i = 0; i < numentries; i++) table[i].index = ex[i].gex_index; /* assigned ones are written back */
     free(ex);
-    gex_Segment_Attach(&legacy_seg, legacy_tm, segsize ? segsize : GASNET_PAGESIZE);
+    (gex_Segment_Attach)(&legacy_seg, legacy_tm, segsize ? segsize : GASNET_PAGESIZE);
     return GASNET_OK;
 }
 

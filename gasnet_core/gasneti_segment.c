@@ -150,7 +150,7 @@ static void check_shm_space(const seginfo_t *all) {
     gasneti_host_launch_error_others();
 }
 
-int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
+int(gex_Segment_Attach)(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     GASNETI_CHECK_INIT("gex_Segment_Attach");
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Segment_Attach");
     if (gasneti_attach_done) gasneti_fatalerror("gex_Segment_Attach: this release allows one segment per process");
@@ -158,6 +158,7 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
     if (!segment_p) gasneti_fatalerror("gex_Segment_Attach: segment_p is NULL");
     size = (size + GASNET_PAGESIZE - 1) & ~(uintptr_t)(GASNET_PAGESIZE - 1); /* round up to a page */
     if (size == 0) size = GASNET_PAGESIZE;
+    GASNETI_TRACE_OP(GASNETI_TK_SEGMENT, gasneti_mynode, size, 0);
     if (size > gasneti_max_local_segsize)
         gasneti_fatalerror("gex_Segment_Attach: size %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu, "
                            "limited by %s", (size_t)size, (size_t)gasneti_max_local_segsize, limited_by);

@@ -6,8 +6,18 @@
  * "stdout" are those streams); unset means no trace. One line per event:
  *     <rank> <seconds since init> <KIND> key=value ...
  * GASNET_TRACEMASK picks event groups by letter (default: all): A Active Messages sent
- * and handled, P puts, G gets, B barriers, W waits, R remote atomics, U client messages
- * (GASNETT_TRACE_PRINTF), I information (start, end).
+ * and handled, P puts, G gets, B barriers, W waits, R remote atomics, M memory (segment
+ * attach), U client messages (GASNETT_TRACE_PRINTF), I information (start, end).
+ * Records of puts, gets, barriers and segments (what gasnet_trace reports) end with
+ *     [local=0|1] thread=T [internal=1] src=FILE:LINE
+ * local: the peer is this process or a neighbor (shared memory); thread: the calling
+ * thread, numbered from 0 in the order threads first trace; internal: the library's own
+ * call; src: the source line of the API call (GASNETI_TRACE_SRC in the public headers'
+ * wrapper macros), "?" when unknown (the last field: a path may hold spaces). A barrier
+ * wait (gasnet_barrier_wait, gasnet_barrier, gex_Coll_BarrierBlocking, gex_Event_Wait on
+ * the event of a barrier of the primordial team) is
+ *     BARRIER_WAIT ns=<time in the wait> span_ns=<since the notify> thread=T [internal=1]
+ *                  nsrc=<the notify's FILE:LINE> src=<the wait's FILE:LINE>
  * Stats: GASNET_STATSFILE likewise; at exit, one line per kind of operation seen, with
  * its count and the total, least and largest size in bytes (and for waits and barriers
  * the time spent), selected by GASNET_STATSMASK (same letters). */
@@ -33,10 +43,41 @@ static const struct {
     [GASNETI_TK_GET_NB] = {"GET_NB", 'G'},                [GASNETI_TK_GET_NBI] = {"GET_NBI", 'G'},
     [GASNETI_TK_BARRIER_NOTIFY] = {"BARRIER_NOTIFY", 'B'}, [GASNETI_TK_BARRIER_WAIT] = {"BARRIER_WAIT", 'B'},
     [GASNETI_TK_WAIT] = {"WAIT_SYNC", 'W'},               [GASNETI_TK_AMO] = {"ATOMIC", 'R'},
+    [GASNETI_TK_SEGMENT] = {"SEGMENT_ATTACH", 'M'},
 };
+#define GROUPS "ABGIMPRUW"
+
+/* this thread's number, the source line of its current API call, its last notify */
+static unsigned nthreads;
+static __thread unsigned my_thread1; /* number + 1; 0: not yet numbered */
+static __thread struct {
+    const char *file;
+    int line, internal;
+} src;
+static __thread struct {
+    uint64_t ns;
+    const char *file;
+    int line;
+} notify;
+
+void gasneti_trace_setsrc(const char *file, int line, int internal) {
+    src.file = file, src.line = line, src.internal = internal;
+}
+
+static unsigned my_thread(void) {
+    if (!my_thread1) my_thread1 = __atomic_add_fetch(&nthreads, 1, __ATOMIC_RELAXED);
+    return my_thread1 - 1;
+}
+
+/* " thread=T [internal=1] src=FILE:LINE" of the current call (lock held) */
+static void put_src(FILE *f, const char *file, int line, int internal) {
+    fprintf(f, " thread=%u%s", my_thread(), internal ? " internal=1" : "");
+    if (file) fprintf(f, " src=%s:%d", file, line);
+    else fputs(" src=?", f);
+}
 
 static FILE *trace_f, *stats_f;
-static char trace_mask[32] = "ABGIPRUW", stats_mask[32] = "ABGIPRUW";
+static char trace_mask[32] = GROUPS, stats_mask[32] = GROUPS;
 static struct timespec t_start;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -77,8 +118,7 @@ static void read_mask(const char *var, char *mask) {
     const char *v = gasneti_getenv_dflt(var, mask);
     if (!v || !*v) return;
     for (const char *p = v; *p; p++)
-        if (!strchr("ABGIPRUW", *p))
-            gasneti_launch_error("%s=%s: '%c' is not a group (A B G I P R U W)", var, v, *p);
+        if (!strchr(GROUPS, *p)) gasneti_launch_error("%s=%s: '%c' is not a group (A B G I M P R U W)", var, v, *p);
     snprintf(mask, 32, "%s", v);
 }
 
@@ -105,6 +145,7 @@ void gasneti_trace_init(void) {
 }
 
 void gasneti_trace_op(int kind, gex_Rank_t peer, size_t bytes, unsigned handler) {
+    if (kind == GASNETI_TK_BARRIER_NOTIFY) notify.ns = gasneti_trace_now_ns(), notify.file = src.file, notify.line = src.line;
     if (!trace_f && !stats_f) return;
     pthread_mutex_lock(&lock);
     if (stats_f) {
@@ -116,9 +157,40 @@ void gasneti_trace_op(int kind, gex_Rank_t peer, size_t bytes, unsigned handler)
     if (tracing(kinds[kind].group)) {
         fprintf(trace_f, "%u %.6f %s peer=%u bytes=%zu", (unsigned)gasneti_mynode, since_start(), kinds[kind].name,
                 (unsigned)peer, bytes);
-        if (kinds[kind].group == 'A') fprintf(trace_f, " handler=%u", handler);
+        char g = kinds[kind].group;
+        if (g == 'A') fprintf(trace_f, " handler=%u", handler);
+        if (g == 'P' || g == 'G')
+            fprintf(trace_f, " local=%d", peer == gasneti_mynode || (gasneti_nbrhd_index && gasneti_nbrhd_index[peer] >= 0));
+        if (g == 'P' || g == 'G' || g == 'B' || g == 'M') put_src(trace_f, src.file, src.line, src.internal);
         fputc('\n', trace_f);
     }
+    pthread_mutex_unlock(&lock);
+}
+
+gasneti_trace_mark_t gasneti_trace_mark(void) {
+    gasneti_trace_mark_t m = {gasneti_trace_now_ns(), src.file, src.line, src.internal};
+    return m;
+}
+
+/* a barrier wait that began at *m (its own source line) and ends now */
+void gasneti_trace_barrier_wait(const gasneti_trace_mark_t *m) {
+    uint64_t now = gasneti_trace_now_ns(), ns = now - m->t0;
+    if (!trace_f && !stats_f) return;
+    pthread_mutex_lock(&lock);
+    if (stats_f) {
+        st[GASNETI_TK_BARRIER_WAIT].n++;
+        st[GASNETI_TK_BARRIER_WAIT].ns += ns;
+    }
+    if (tracing('B')) {
+        fprintf(trace_f, "%u %.6f BARRIER_WAIT ns=%llu span_ns=%llu", (unsigned)gasneti_mynode, since_start(),
+                (unsigned long long)ns, (unsigned long long)(notify.ns ? now - notify.ns : ns));
+        fprintf(trace_f, " thread=%u%s", my_thread(), m->internal ? " internal=1" : "");
+        if (notify.file) fprintf(trace_f, " nsrc=%s:%d", notify.file, notify.line);
+        else fputs(" nsrc=?", trace_f);
+        if (m->file) fprintf(trace_f, " src=%s:%d\n", m->file, m->line);
+        else fputs(" src=?\n", trace_f);
+    }
+    notify.ns = 0;
     pthread_mutex_unlock(&lock);
 }
 

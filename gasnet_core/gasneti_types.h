@@ -73,6 +73,7 @@ enum {
     GASNETI_TK_PUT_BLOCKING, GASNETI_TK_PUT_NB, GASNETI_TK_PUT_NBI,
     GASNETI_TK_GET_BLOCKING, GASNETI_TK_GET_NB, GASNETI_TK_GET_NBI,
     GASNETI_TK_BARRIER_NOTIFY, GASNETI_TK_BARRIER_WAIT, GASNETI_TK_WAIT, GASNETI_TK_AMO,
+    GASNETI_TK_SEGMENT,
     GASNETI_TK_COUNT
 };
 #if GASNETI_TRACE || GASNETI_STATS
@@ -84,16 +85,36 @@ extern void gasneti_trace_time(int kind, uint64_t ns);
 extern uint64_t gasneti_trace_now_ns(void);
 extern void gasneti_trace_printf(int to_stats, const char *fmt, ...) __attribute__((__format__(__printf__, 2, 3)));
 extern void gasneti_stats_dump(int reset);
+/* The source line of the API call being made, recorded by the wrapper macros at the end
+ * of gasnete_rma_api.h (trace builds only) for the records that call emits; internal: 1
+ * when the call is the library's own (GASNETI_TRACE_INTERNAL, set by the library's build) */
+extern void gasneti_trace_setsrc(const char *file, int line, int internal);
+/* a barrier wait: its start (time, source line), then its record (gasneti_trace.c) */
+typedef struct {
+    uint64_t t0;
+    const char *file;
+    int line, internal;
+} gasneti_trace_mark_t;
+extern gasneti_trace_mark_t gasneti_trace_mark(void);
+extern void gasneti_trace_barrier_wait(const gasneti_trace_mark_t *mark);
 #  ifdef __cplusplus
 }
 #  endif
+#  ifndef GASNETI_TRACE_INTERNAL
+#    define GASNETI_TRACE_INTERNAL 0 /* a client's call */
+#  endif
+#  define GASNETI_TRACE_SRC() gasneti_trace_setsrc(__FILE__, __LINE__, GASNETI_TRACE_INTERNAL)
 #  define GASNETI_TRACE_OP(kind, peer, bytes, handler) gasneti_trace_op(kind, peer, bytes, handler)
 #  define GASNETI_TRACE_TIMER(var) uint64_t var = gasneti_trace_now_ns()
 #  define GASNETI_TRACE_TIME(kind, var) gasneti_trace_time(kind, gasneti_trace_now_ns() - (var))
+#  define GASNETI_TRACE_BARRIER_BEGIN(var) gasneti_trace_mark_t var = gasneti_trace_mark()
+#  define GASNETI_TRACE_BARRIER_END(var) gasneti_trace_barrier_wait(&(var))
 #else
 #  define GASNETI_TRACE_OP(kind, peer, bytes, handler) ((void)0)
 #  define GASNETI_TRACE_TIMER(var) ((void)0)
 #  define GASNETI_TRACE_TIME(kind, var) ((void)0)
+#  define GASNETI_TRACE_BARRIER_BEGIN(var) ((void)0)
+#  define GASNETI_TRACE_BARRIER_END(var) ((void)0)
 #endif
 #if defined(GASNET_SEGMENT_LARGE) && GASNET_SEGMENT_LARGE
 #  define GASNETI_SEGMENT_NAME SEGLARGE

@@ -176,7 +176,7 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
     return ev;
 }
 
-gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
+gex_Event_t(gex_Coll_BarrierNB)(gex_TM_t tm, gex_Flags_t flags) {
     GASNETI_CHECK_INIT("gex_Coll_BarrierNB");
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Coll_BarrierNB");
     if (flags) gasneti_fatalerror("gex_Coll_BarrierNB: flags must be 0 (got 0x%x)", (unsigned)flags);
@@ -187,10 +187,10 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
     return ev;
 }
 
-void gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags) {
+void(gex_Coll_BarrierBlocking)(gex_TM_t tm, gex_Flags_t flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Coll_BarrierBlocking");
     if (flags) gasneti_fatalerror("gex_Coll_BarrierBlocking: flags must be 0 (got 0x%x)", (unsigned)flags);
-    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    (gex_Event_Wait)((gex_Coll_BarrierNB)(tm, 0)); /* traced there, with the caller's line */
 }
 
 /* ---- legacy split-phase barrier ---- */
@@ -205,7 +205,7 @@ static struct {
 
 #define LEGACY_FLAGS (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH | GASNET_BARRIERFLAG_UNNAMED)
 
-void gasnet_barrier_notify(int id, int flags) {
+void(gasnet_barrier_notify)(int id, int flags) {
     GASNETI_CHECK_INIT("gasnet_barrier_notify");
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_notify");
     if (legacy.pending) gasneti_fatalerror("gasnet_barrier_notify: called twice without an intervening wait");
@@ -235,16 +235,16 @@ static int legacy_result(int id, int flags) {
     return mismatch ? GASNET_ERR_BARRIER_MISMATCH : GASNET_OK;
 }
 
-int gasnet_barrier_wait(int id, int flags) {
+int(gasnet_barrier_wait)(int id, int flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_wait");
     if (!legacy.pending) gasneti_fatalerror("gasnet_barrier_wait: called without a matching gasnet_barrier_notify");
-    GASNETI_TRACE_TIMER(t0);
+    GASNETI_TRACE_BARRIER_BEGIN(mark);
     while (gasneti_atomic_read(&legacy.ev->pending)) {
         gasneti_AMPoll();
         /* a rank that began its exit before this barrier never comes */
         if (gasneti_atomic_read(&legacy.ev->pending)) gasneti_join_peer_exit(legacy.ev->barrier_seq1 - 1);
     }
-    GASNETI_TRACE_TIME(GASNETI_TK_BARRIER_WAIT, t0);
+    GASNETI_TRACE_BARRIER_END(mark);
     return legacy_result(id, flags);
 }
 
@@ -256,9 +256,9 @@ int gasnet_barrier_try(int id, int flags) {
     return legacy_result(id, flags);
 }
 
-int gasnet_barrier(int id, int flags) {
-    gasnet_barrier_notify(id, flags);
-    return gasnet_barrier_wait(id, flags);
+int(gasnet_barrier)(int id, int flags) {
+    (gasnet_barrier_notify)(id, flags);
+    return (gasnet_barrier_wait)(id, flags);
 }
 
 /* The outcome of the last legacy barrier this process completed (every rank merged the

@@ -92,11 +92,14 @@ void gasnete_event_wait(gex_Event_t ev) {
     check_event(ev, "gex_Event_Wait");
     if (ev == GEX_EVENT_INVALID) return;
     GASNETI_TRACE_TIMER(t0);
+    GASNETI_TRACE_BARRIER_BEGIN(mark);
+    const int barrier = ev->barrier_seq1 != 0; /* the primordial team's barrier */
     while (!event_done(ev)) {
         gasneti_AMPoll();
-        if (ev->barrier_seq1 && !event_done(ev)) gasneti_join_peer_exit(ev->barrier_seq1 - 1);
+        if (barrier && !event_done(ev)) gasneti_join_peer_exit(ev->barrier_seq1 - 1);
     }
     GASNETI_TRACE_TIME(GASNETI_TK_WAIT, t0);
+    if (barrier) GASNETI_TRACE_BARRIER_END(mark);
     event_retire(ev);
 }
 

@@ -338,4 +338,23 @@ extern gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
 extern void gex_Coll_BarrierBlocking(gex_TM_t tm, gex_Flags_t flags);
 
 GASNETI_END_EXTERNC
+
+/* Trace builds only: the calls gasnet_trace reports on record the caller's source line
+ * (GASNETI_TRACE_SRC) before the call proper; the library defines the non-inline ones as
+ * (name)(...), and calls them that way where the client's line must stay. */
+#if GASNETI_TRACE
+#  define gex_RMA_PutBlocking(...) (GASNETI_TRACE_SRC(), gex_RMA_PutBlocking(__VA_ARGS__))
+#  define gex_RMA_PutNB(...) (GASNETI_TRACE_SRC(), gex_RMA_PutNB(__VA_ARGS__))
+#  define gex_RMA_PutNBI(...) (GASNETI_TRACE_SRC(), gex_RMA_PutNBI(__VA_ARGS__))
+#  define gex_RMA_GetBlocking(...) (GASNETI_TRACE_SRC(), gex_RMA_GetBlocking(__VA_ARGS__))
+#  define gex_RMA_GetNB(...) (GASNETI_TRACE_SRC(), gex_RMA_GetNB(__VA_ARGS__))
+#  define gex_RMA_GetNBI(...) (GASNETI_TRACE_SRC(), gex_RMA_GetNBI(__VA_ARGS__))
+#  define gex_Event_Wait(...) (GASNETI_TRACE_SRC(), gex_Event_Wait(__VA_ARGS__))
+#  define gex_Coll_BarrierNB(...) (GASNETI_TRACE_SRC(), gex_Coll_BarrierNB(__VA_ARGS__))
+#  define gex_Coll_BarrierBlocking(...) (GASNETI_TRACE_SRC(), gex_Coll_BarrierBlocking(__VA_ARGS__))
+#  define gasnet_barrier_notify(...) (GASNETI_TRACE_SRC(), gasnet_barrier_notify(__VA_ARGS__))
+#  define gasnet_barrier_wait(...) (GASNETI_TRACE_SRC(), gasnet_barrier_wait(__VA_ARGS__))
+#  define gasnet_barrier(...) (GASNETI_TRACE_SRC(), gasnet_barrier(__VA_ARGS__))
+#  define gex_Segment_Attach(...) (GASNETI_TRACE_SRC(), gex_Segment_Attach(__VA_ARGS__))
+#endif
 #endif

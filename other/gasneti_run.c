@@ -1,9 +1,11 @@
 /* gasneti_run.c: the command line of the shared launcher, built once per conduit that uses
- * it, with -DGASNETI_RUN_NAME (amudprun, gasnetrun_ofi), -DGASNETI_RUN_CONDUIT (UDP, OFI)
- * and -DGASNETI_RUN_HOSTLIST_SSH (1: GASNET_SSH_SERVERS alone selects ssh):
+ * it, with -DGASNETI_RUN_NAME (amudprun, gasnetrun_ofi, gasnetrun_smp), -DGASNETI_RUN_CONDUIT
+ * (UDP, OFI, SMP) and -DGASNETI_RUN_HOSTLIST_SSH (1: GASNET_SSH_SERVERS alone selects ssh):
  *   NAME -np N [-N nodes] [-E VAR,...] [-spawn L|S|C] [-spawner=local|ssh|mpi|pmi] [-v] prog args...
  * (-n N is the same as -np N). The job start itself is gasneti_spawn_launch.c, shared with
- * programs that self-spawn. Layer: other (launchers). */
+ * programs that self-spawn; for smp (-DGASNETI_RUN_SMP=1) it is an exec of the program with
+ * GASNET_PSHM_NODES=N (the program forks its ranks itself: smp_spawn.c), so the job's exit
+ * status and the signals sent to the launcher's pid are the job's. Layer: other (launchers). */
 #include "gasneti_spawn.h"
 #if defined(GASNETI_SPAWN_MPIRUN_PATHS) || defined(GASNETI_SPAWN_PLUGIN_DIRS)
 #include "other/gasneti_instpaths.h" /* GASNETI_INST_*, of which those -D paths are made */
@@ -19,6 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef GASNETI_RUN_SMP
+#  define GASNETI_RUN_SMP 0 /* 1: gasnetrun_smp (one host, no spawner: exec the program) */
+#endif
 #ifdef GASNETI_SPAWN_MPIRUN_PATHS
 #  define EXTERNAL 1 /* the mpi and pmi spawners */
 #else
@@ -28,6 +33,20 @@
 static int usage(const char *why) {
     if (why) { /* a mistake: one line, the way to the full usage in it */
         fprintf(stderr, "%s: %s (%s -h shows the usage)\n", GASNETI_RUN_NAME, why, GASNETI_RUN_NAME);
+        return 2;
+    }
+    if (GASNETI_RUN_SMP) {
+        fprintf(stdout,
+                "usage: %s -np N [-N 1] [-c cpus] [-E VAR,...] [-v] [-t] [-k] [--] prog args...\n"
+                "  -np N, -n N   run N processes (ranks) on this host: GASNET_PSHM_NODES=N\n"
+                "  -N nodes      accepted when 1 (smp runs on one host); more is an error\n"
+                "  -c cpus       CPUs per process: accepted, changes nothing\n"
+                "  -E VAR,...    accepted for compatibility: every variable is passed anyway\n"
+                "  -t            test only: say what would be run, run nothing\n"
+                "  -k            keep temporary files: accepted (there are none)\n"
+                "  -spawner=L    accepted (local is the only way smp starts)\n"
+                "  -v            say what is run\n",
+                GASNETI_RUN_NAME);
         return 2;
     }
     fprintf(stdout,
@@ -98,9 +117,27 @@ static int program_conduit(const char *path, char *out, size_t outlen) {
     return *out != 0;
 }
 
+/* smp: the program itself forks its n ranks and waits for them (smp_spawn.c); this
+ * process becomes it, so its status and the signals sent to us are the job's */
+static int run_smp(long n, int testonly, int verbose, char **args) {
+    char nodes[32];
+    snprintf(nodes, sizeof(nodes), "%ld", n);
+    if (testonly || verbose) {
+        FILE *f = testonly ? stdout : stderr;
+        fprintf(f, "%s: %sGASNET_PSHM_NODES=%s", GASNETI_RUN_NAME, testonly ? "would run " : "running ", nodes);
+        for (char **a = args; *a; a++) fprintf(f, " %s", *a);
+        fputc('\n', f);
+        if (testonly) return 0;
+    }
+    setenv("GASNET_PSHM_NODES", nodes, 1);
+    execv(args[0], args);
+    fprintf(stderr, "%s: cannot run %s: %s\n", GASNETI_RUN_NAME, args[0], strerror(errno));
+    return 127;
+}
+
 int main(int argc, char **argv) {
     long n = -1;
-    const char *spawn = gasneti_spawn_default(GASNETI_RUN_CONDUIT, GASNETI_RUN_HOSTLIST_SSH);
+    const char *spawn = GASNETI_RUN_SMP ? "L" : gasneti_spawn_default(GASNETI_RUN_CONDUIT, GASNETI_RUN_HOSTLIST_SSH);
     long nodes = 0;
     int verbose = 0, testonly = 0, i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -153,6 +190,16 @@ int main(int argc, char **argv) {
         }
     }
     if (n < 0) return usage("the number of processes (-np N) is missing");
+    if (GASNETI_RUN_SMP && nodes > 1) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "-N %ld: smp runs every process on this host (only -N 1)", nodes);
+        return usage(msg);
+    }
+    if (GASNETI_RUN_SMP && strcmp(spawn, "L") && strcmp(spawn, "local")) {
+        char msg[300];
+        snprintf(msg, sizeof(msg), "spawner %s: smp starts its processes itself, on this host (only local)", spawn);
+        return usage(msg);
+    }
     if (i >= argc) return usage("the program to run is missing");
     char prog[PATH_MAX], abs[PATH_MAX];
     if (find_program(argv[i], prog, sizeof(prog))) {
@@ -169,6 +216,7 @@ int main(int argc, char **argv) {
     /* ranks on other hosts (S, C) run it by absolute path from the same directory */
     if (realpath(prog, abs)) snprintf(prog, sizeof(prog), "%s", abs);
     argv[i] = prog;
+    if (GASNETI_RUN_SMP) return run_smp(n, testonly, verbose, argv + i);
     if (nodes) { /* the first `nodes` hosts of the list */
         const char *sv = getenv("GASNET_SSH_SERVERS");
         char *list = strdup(sv ? sv : ""), *save = NULL, out[8192] = "";

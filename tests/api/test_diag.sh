@@ -5,7 +5,8 @@
 # PLAIN_PROG a program against the normal library (test_am: it must create no file), BADARG_PROG tests/api/test_badarg (its "handler" mode ends in a fatal
 # error). Checks, on smp with 2 ranks:
 #   - GASNET_TRACEFILE=dir/trace.% gives one file per rank holding the start and end
-#     records and each operation test_trace.c does, with peer and size, and the client's
+#     records and each operation test_trace.c does, with peer, size and source line (and
+#     barrier waits and the segment's attach), and the client's
 #     GASNETT_TRACE_PRINTF line; GASNET_STATSFILE gives exact counts and byte totals (AM
 #     Short requests: at least the client's 3, the library's barriers send some too);
 #     GASNETT_STATS_DUMP(1) writes a block then counts from zero (the exit block holds
@@ -48,13 +49,15 @@ else
                    "^$r [0-9.]* AMREQUEST_MEDIUM peer=$peer bytes=100 handler=202\$" \
                    "^$r [0-9.]* AMREQUEST_LONG peer=$peer bytes=200 handler=202\$" \
                    "^$r [0-9.]* AMHANDLER_REQUEST peer=$peer bytes=100 handler=202\$" \
-                   "^$r [0-9.]* PUT_BLOCKING peer=$peer bytes=4096\$" \
-                   "^$r [0-9.]* PUT_NB peer=$peer bytes=4096\$" \
-                   "^$r [0-9.]* PUT_NBI peer=$peer bytes=4096\$" \
-                   "^$r [0-9.]* GET_BLOCKING peer=$peer bytes=512\$" \
-                   "^$r [0-9.]* GET_NB peer=$peer bytes=512\$" \
+                   "^$r [0-9.]* PUT_BLOCKING peer=$peer bytes=4096 local=1 thread=0 src=.*test_trace\.c:51\$" \
+                   "^$r [0-9.]* PUT_NB peer=$peer bytes=4096 local=1 thread=0 src=.*test_trace\.c:53\$" \
+                   "^$r [0-9.]* PUT_NBI peer=$peer bytes=4096 local=1 thread=0 src=.*test_trace\.c:54\$" \
+                   "^$r [0-9.]* GET_BLOCKING peer=$peer bytes=512 local=1 thread=0 src=.*test_trace\.c:56\$" \
+                   "^$r [0-9.]* GET_NB peer=$peer bytes=512 local=1 thread=0 src=.*test_trace\.c:57\$" \
                    "^$r [0-9.]* ATOMIC peer=$peer bytes=8\$" \
-                   "^$r [0-9.]* BARRIER_NOTIFY " "^$r [0-9.]* WAIT_SYNC ns=[0-9]*\$" \
+                   "^$r [0-9.]* BARRIER_NOTIFY peer=$r bytes=0 thread=0 src=.*test_util\.h:[0-9]+\$" \
+                   "^$r [0-9.]* BARRIER_WAIT ns=[0-9]+ span_ns=[0-9]+ thread=0 nsrc=.*test_util\.h:[0-9]+ src=.*test_util\.h:[0-9]+\$" \
+                   "^$r [0-9.]* SEGMENT_ATTACH peer=$r bytes=1048576 thread=0 src=.*test_util\.h:[0-9]+\$" "^$r [0-9.]* WAIT_SYNC ns=[0-9]*\$" \
                    "^$r [0-9.]* USER client message 42\$" "^$r [0-9.]* INFO end\$"; do
             grep -Eq -- "$pat" "$t" || miss="$miss [$pat]"
         done
