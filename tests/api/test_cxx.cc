@@ -8,6 +8,18 @@
 // Layer: tests (public API only).  Run with 1, 2, 4 ranks.
 #include <gasnet_fwd.h>
 static gex_Flags_t fwd_flags = GEX_FLAG_IMMEDIATE | GEX_FLAG_PEER_NEVER_SELF; // gasnet_fwd.h alone
+// the integer constants are preprocessor constants of their gex_ types (released headers)
+#if (GEX_FLAG_PEER_NEVER_SELF == GEX_FLAG_PEER_NEVER_NBRHD) || (GEX_DT_USER & GEX_DT_I32) || (GEX_OP_USER == 0) || \
+    (GEX_RANK_INVALID == 0) || (GEX_EP_CAPABILITY_ALL == 0) || (GEX_TI_ALL == 0) || (GEX_EC_ALL == 0)
+#  error "GEX_ integer constants in #if"
+#endif
+#include <type_traits>
+static_assert(std::is_same<decltype(GEX_FLAG_TM_LOCAL_SCRATCH), gex_Flags_t>::value &&
+                  std::is_same<decltype(GEX_DT_DBL), gex_DT_t>::value &&
+                  std::is_same<decltype(GEX_OP_FADD), gex_OP_t>::value &&
+                  std::is_same<decltype(GEX_RANK_INVALID), gex_Rank_t>::value &&
+                  std::is_same<decltype(GEX_FLAG_AM_REQREP), gex_Flags_t>::value,
+              "GEX_ integer constants have their gex_ types");
 #include <gasnetex.h>
 #include <gasnet.h>
 #include <gasnet_coll.h>

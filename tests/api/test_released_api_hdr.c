@@ -20,6 +20,40 @@
 #  error "gasnet_fwd.h lacks a constant the spec says it has"
 #endif
 
+/* Every integer constant is a preprocessor constant, as in the released headers (GASNet's
+ * own tests compare flags in #if); a cast would make each of these an error. */
+#if (GEX_FLAG_PEER_NEVER_SELF == GEX_FLAG_PEER_NEVER_NBRHD) || (GEX_FLAG_IMMEDIATE == 0) || \
+    (GEX_FLAG_TM_LOCAL_SCRATCH == GEX_FLAG_TM_GLOBAL_SCRATCH) || !(GEX_FLAG_AM_REQREP & GEX_FLAG_AM_REPLY) || \
+    (GEX_FLAG_AD_FAVOR_MY_RANK & GEX_FLAG_AD_FAVOR_REMOTE) || (GEX_FLAG_HINT_ACCEL_ALL == 0) || \
+    (GEX_FLAG_RANK_IS_JOBRANK == GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED) || (GEX_FLAG_USES_GASNET1 == 0) || \
+    (GEX_FLAG_SCRATCH_SEG_OFFSET == GEX_FLAG_GLOBALLY_QUIESCED) || (GEX_FLAG_DEFER_THREADS == 0) || \
+    (GEX_FLAG_SELF_SEG_OFFSET == GEX_FLAG_PEER_SEG_OFFSET) || (GEX_FLAG_ENABLE_LEAF_LC == 0)
+#  error "GEX_FLAG_* in #if"
+#endif
+#if (GEX_DT_I32 & GEX_DT_U32) || (GEX_DT_USER == 0) || (GEX_DT_FLT | GEX_DT_DBL | GEX_DT_I64 | GEX_DT_U64) == 0
+#  error "GEX_DT_* in #if"
+#endif
+#if (GEX_OP_ADD == GEX_OP_FADD) || (GEX_OP_USER == GEX_OP_USER_NC) || (GEX_OP_SWAP == 0) || (GEX_OP_GET == 0) || \
+    (GEX_OP_CSWAP != GEX_OP_FCAS) || (GEX_OP_INC & GEX_OP_DEC) || (GEX_OP_FMIN == GEX_OP_FMAX)
+#  error "GEX_OP_* in #if"
+#endif
+#if (GEX_EC_GET & GEX_EC_PUT) || ((GEX_EC_AM | GEX_EC_LC | GEX_EC_RMW) & ~GEX_EC_ALL) || \
+    (GEX_TI_SRCRANK & GEX_TI_EP) || ((GEX_TI_ENTRY | GEX_TI_IS_REQ | GEX_TI_IS_LONG) & ~GEX_TI_ALL)
+#  error "GEX_EC_* / GEX_TI_* in #if"
+#endif
+#if (GEX_EP_CAPABILITY_RMA & GEX_EP_CAPABILITY_AM) || (GEX_EP_CAPABILITY_AM & ~GEX_EP_CAPABILITY_ALL) || \
+    (GEX_RANK_INVALID != 0xFFFFFFFFU) || (GEX_EP_INDEX_INVALID == 0)
+#  error "GEX_EP_CAPABILITY_* / GEX_RANK_INVALID in #if"
+#endif
+/* and in C their type is that of the gex_ type they are values of (unsigned, 32 bits):
+ * no sign or width change where a client mixes them with its own variables */
+#define TEST_SAME_TYPE(c, t) _Generic((c), t: 1, default: 0)
+_Static_assert(TEST_SAME_TYPE(GEX_FLAG_PEER_NEVER_NBRHD, gex_Flags_t) && TEST_SAME_TYPE(GEX_DT_USER, gex_DT_t) &&
+                   TEST_SAME_TYPE(GEX_OP_FXOR, gex_OP_t) && TEST_SAME_TYPE(GEX_RANK_INVALID, gex_Rank_t) &&
+                   TEST_SAME_TYPE(GEX_EP_CAPABILITY_ALL, gex_EP_Capabilities_t) &&
+                   TEST_SAME_TYPE(GEX_EP_INDEX_INVALID, gex_EP_Index_t) && TEST_SAME_TYPE(GEX_FLAG_HINT_ACCEL_ALL, gex_Flags_t),
+               "a GEX_ integer constant's type differs from its gex_ type");
+
 /* what a client header sees through gasnet_fwd.h alone (compared with gasnetex.h's view) */
 struct fwd_user {
     gex_Rank_t rank;
