@@ -899,7 +899,7 @@ static void check_platform(void) {
 
 /* test_released_api_hdr.c */
 extern unsigned long long test_hdr_fwd_view(int what);
-extern int test_hdr_gasnetex_only(int id);
+extern int test_hdr_gasnetex_only(int id, gex_TM_t tm);
 
 static void check_headers(void) {
     struct {
@@ -920,7 +920,7 @@ static void check_headers(void) {
     for (int i = 0; i < 9; i++)
         CHECKF(test_hdr_fwd_view(i) == want[i], "gasnet_fwd.h alone says %llu for item %d, gasnetex.h %llu",
                test_hdr_fwd_view(i), i, want[i]);
-    int line = test_hdr_gasnetex_only(1000 + 1);
+    int line = test_hdr_gasnetex_only(1000 + 1, test_tm);
     CHECKF(line == 0, "test_released_api_hdr.c:%d failed (gasnetex.h without gasnet.h)", line);
 }
 

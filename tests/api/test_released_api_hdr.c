@@ -5,7 +5,9 @@
  *     for a few such names);
  *   - then gasnetex.h without gasnet.h: the GASNet-1 names the released gasnetex.h offers
  *     too (barriers and their flags, gasnet_barrier_result, the wait mode, the segment
- *     limits) and its macros _STRINGIFY, if_pf, if_pt.
+ *     limits), gasnet_seginfo_t, the thread-info macros (GASNET_BEGIN_FUNCTION and
+ *     friends, under -Wshadow and -Wunused made errors; one value per thread, NULL never)
+ *     and its macros _STRINGIFY, if_pf, if_pt.
  * Layer: tests (public API only). Called by test_released_api.c, which checks the results. */
 #include <gasnet_fwd.h>
 
@@ -97,11 +99,88 @@ unsigned long long test_hdr_fwd_view(int what) {
 #  error "gasnetex.h includes <limits.h> and <stdlib.h>"
 #endif
 
+/* The thread-info macros of GASNet-1 (spec 3.6.1), which the released gasnetex.h offers:
+ * at the top of any block, again in nested blocks, before other declarations, with a
+ * value passed between functions; compiled here with the warnings a client's strict build
+ * turns on made errors (an unused, shadowed or redefined name fails to compile). */
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic error "-Wshadow"
+#  pragma GCC diagnostic error "-Wunused-variable"
+#  pragma GCC diagnostic error "-Wunused-but-set-variable"
+#  pragma GCC diagnostic error "-Wunused-parameter"
+#endif
+static gasnet_threadinfo_t ti_callee(gasnet_threadinfo_t ti, int depth) {
+    GASNET_POST_THREADINFO(ti);
+    gasnet_threadinfo_t here = GASNET_GET_THREADINFO();
+    if (depth > 0) {
+        GASNET_BEGIN_FUNCTION();
+        int d = depth - 1;
+        {
+            GASNET_POST_THREADINFO(here);
+            GASNET_BEGIN_FUNCTION();
+            return ti_callee(here, d) == here ? here : NULL;
+        }
+    }
+    return here == ti ? here : NULL;
+}
+static int ti_blocks(void) {
+    GASNET_BEGIN_FUNCTION();
+    int sum = 0;
+    for (int i = 0; i < 3; i++) {
+        GASNET_BEGIN_FUNCTION();
+        if (i) {
+            GASNET_BEGIN_FUNCTION();
+            sum += i;
+        }
+    }
+    return sum;
+}
+#if defined(__GNUC__)
+#  pragma GCC diagnostic pop
+#endif
+#ifdef GASNET_PAR
+#  include <pthread.h>
+static void *ti_thread(void *mainti) {
+    GASNET_BEGIN_FUNCTION();
+    gasnet_threadinfo_t mine = GASNET_GET_THREADINFO();
+    /* non-NULL, its own, stable, and what a callee posting it sees */
+    return (mine && mine != mainti && mine == GASNET_GET_THREADINFO() && ti_callee(mine, 2) == mine) ? mine : NULL;
+}
+#endif
+
+/* 0, or the line of the first thing wrong */
+static int check_threadinfo(void) {
+    gasnet_threadinfo_t ti = GASNET_GET_THREADINFO();
+    if (!ti) return __LINE__;
+    if (GASNET_GET_THREADINFO() != ti) return __LINE__;
+    if (ti_callee(ti, 3) != ti) return __LINE__;
+    if (ti_blocks() != 3) return __LINE__;
+#ifdef GASNET_PAR
+    pthread_t th;
+    void *other = NULL;
+    if (pthread_create(&th, NULL, ti_thread, ti) != 0 || pthread_join(th, &other) != 0) return __LINE__;
+    if (!other || other == ti) return __LINE__;
+#endif
+    return 0;
+}
+
+/* gasnet_seginfo_t from gasnetex.h alone: this rank's segment, as the query gives it */
+static int check_seginfo(gex_TM_t tm) {
+    gasnet_seginfo_t si = {NULL, 0};
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, gex_TM_QueryRank(tm), &si.addr, NULL, &si.size, 0));
+    gex_Segment_t seg = gex_EP_QuerySegment(gex_TM_QueryEP(tm));
+    if (!si.addr || si.addr != gex_Segment_QueryAddr(seg) || si.size != gex_Segment_QuerySize(seg)) return __LINE__;
+    return 0;
+}
+
 /* Every caller runs this at once (collective): a named barrier, an anonymous one by the
  * split-phase try, and the queries; returns 0, or the line of the first thing wrong. */
-int test_hdr_gasnetex_only(int id);
-int test_hdr_gasnetex_only(int id) {
-    int got = -1, n = 0;
+int test_hdr_gasnetex_only(int id, gex_TM_t tm);
+int test_hdr_gasnetex_only(int id, gex_TM_t tm) {
+    int got = -1, n = 0, line;
+    if ((line = check_threadinfo()) != 0) return line;
+    if ((line = check_seginfo(tm)) != 0) return line;
     if (gasnet_set_waitmode(GASNET_WAIT_SPIN) != GASNET_OK) return __LINE__;
     if (gasnet_getMaxLocalSegmentSize() == 0 || gasnet_getMaxGlobalSegmentSize() == 0) return __LINE__;
     if (gasnet_getMaxGlobalSegmentSize() > gasnet_getMaxLocalSegmentSize()) return __LINE__;
