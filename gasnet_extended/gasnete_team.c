@@ -207,6 +207,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
         ret = 1;
     }
     id_unregister(tm->_id, tm->_rank);
+    gasnete_coll1_team_free(tm);
     free((void *)tm->_jobranks);
     free((void *)tm->_epidx);
     free(tm);
