@@ -1,8 +1,8 @@
 /* gasnet.h: the legacy GASNet-1 API (spec: gasnet-1-spec-v1.8.1), built on gasnetex.h.
  * Layer: public. Present: init/attach, job queries, segment info, AMs, HSLs,
  * blocking/NB/NBI put and get with their syncs, memset, no-interrupt sections, the value
- * forms, access regions; the barriers, segment limits and wait mode are in gasnetex.h
- * (the released one has them too). The GASNet-1 VIS prototype
+ * forms, access regions; the barriers, segment limits, wait mode, gasnet_seginfo_t and the
+ * thread-info macros are in gasnetex.h (the released one has them too). The GASNet-1 VIS prototype
  * (gasnet_{put,get}{v,i,s}) is in gasnet_vis.h with the gex_VIS_* calls. */
 #ifndef GASNET_H
 #define GASNET_H
@@ -16,13 +16,6 @@ typedef struct {
     gasnet_handler_t index;
     void (*fnptr)();
 } gasnet_handlerentry_t;
-
-typedef struct {
-    void *addr;
-    uintptr_t size;
-} gasnet_seginfo_t;
-
-typedef void *gasnet_threadinfo_t;
 
 extern int gasneti_legacy_init(int *linkconfig, int *argc, char ***argv);
 #define gasnet_init(argc, argv) gasneti_legacy_init(&GASNETI_LINKCONFIG, argc, argv)
@@ -42,11 +35,6 @@ extern int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries)
 extern char *gasnet_getenv(const char *name);
 GASNETI_ALWAYS_INLINE gasnet_node_t gasnet_mynode(void) { return gasneti_mynode; }
 GASNETI_ALWAYS_INLINE gasnet_node_t gasnet_nodes(void) { return gasneti_nodes; }
-
-/* threadinfo is advisory: our library finds its per-thread state itself */
-#define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)0)
-#define GASNET_POST_THREADINFO(info) static const int _gasneti_threadinfo_unused = sizeof(info)
-#define GASNET_BEGIN_FUNCTION() GASNET_POST_THREADINFO(GASNET_GET_THREADINFO())
 
 /* no-interrupt sections: handlers only run inside GASNet calls here, so these are no-ops */
 #define gasnet_hold_interrupts() ((void)0)

@@ -2,7 +2,8 @@
  * gex_Coll_ReduceToOneNB, gex_Coll_ReduceToAllNB (gex_Coll_BarrierNB is in gasnetex.h),
  * and the GASNet-1 prototype collectives gasnet_coll_* (broadcast, scatter, gather,
  * gather_all, exchange, blocking and _nb, with their handle syncs), which the released
- * GASNet-EX dropped and GASNet-1 clients still call.
+ * GASNet-EX dropped and GASNet-1 clients still call, and the GASNet-1 team barrier and
+ * tuning dumps, which it kept.
  * Layer: public. Implemented in gasnet_extended/gasnete_coll.c and gasnete_coll1.c; see
  * docs/teams.md and docs/coll1.md. */
 #ifndef GASNET_COLL_H
@@ -69,6 +70,15 @@ extern void gasnet_coll_wait_sync_all(gasnet_coll_handle_t *handles, size_t numh
 extern int gasnet_coll_try_sync_all(gasnet_coll_handle_t *handles, size_t numhandles);
 extern void gasnet_coll_wait_sync_some(gasnet_coll_handle_t *handles, size_t numhandles);
 extern int gasnet_coll_try_sync_some(gasnet_coll_handle_t *handles, size_t numhandles);
+
+/* the GASNet-1 barrier on a team (gasnet_barrier_* on GASNET_TEAM_ALL; flags and return
+ * codes as there) and the collectives' tuning-state and profile dumps (docs/coll1.md) */
+extern void gasnet_coll_barrier_notify(gasnet_team_handle_t team, int id, int flags);
+extern int gasnet_coll_barrier_wait(gasnet_team_handle_t team, int id, int flags);
+extern int gasnet_coll_barrier_try(gasnet_team_handle_t team, int id, int flags);
+extern int gasnet_coll_barrier(gasnet_team_handle_t team, int id, int flags);
+extern void gasnet_coll_dumpTuningState(char *filename, gasnet_team_handle_t team);
+extern void gasnet_coll_dumpProfile(char *filename, gasnet_team_handle_t team);
 
 GASNETI_END_EXTERNC
 

@@ -3,7 +3,12 @@
  * Layer: public. Only typedefs of scalar and handle types, and #define constants whose
  * names begin GEX_ or _GEX_; it needs no threading mode, no gasnet_config.h and no
  * library, and compiles as C and C++. gasnetex.h includes it: the values here are the
- * library's own. Handles are pointers to structures only the library completes. */
+ * library's own. Handles are pointers to structures only the library completes.
+ * The integer constants (GEX_FLAG_*, GEX_EC_*, GEX_TI_*, GEX_DT_*, GEX_OP_*,
+ * GEX_EP_CAPABILITY_*, GEX_RANK_INVALID, GEX_EP_INDEX_INVALID) are plain unsigned literals,
+ * as the released headers make them, so that `#if` can compare them; their type, unsigned
+ * int, is the uint32_t of their gex_ types (tests/api/test_released_api_hdr.c checks).
+ * The handle constants (GEX_EVENT_*, GEX_*_INVALID of handles, GEX_MK_HOST) stay casts. */
 #ifndef _GEX_FWD_H
 #define _GEX_FWD_H
 
@@ -22,8 +27,8 @@ typedef uint32_t gex_EP_Index_t;
 typedef uint32_t gex_EP_Capabilities_t;
 typedef void *gex_Addr_t;
 
-#define GEX_RANK_INVALID ((gex_Rank_t)0xFFFFFFFFu)
-#define GEX_EP_INDEX_INVALID ((gex_EP_Index_t)0xFFFFFFFFu)
+#define GEX_RANK_INVALID 0xFFFFFFFFU
+#define GEX_EP_INDEX_INVALID 0xFFFFFFFFU
 
 /* ---- handles ---- */
 typedef struct gasneti_client_s *gex_Client_t;
@@ -52,106 +57,106 @@ typedef gex_MemKind_t gex_MK_t; /* the released name */
 
 /* ---- flags of communication calls (one bit each, so debug builds can check
  * combinations; the released spec lets unrelated calls share bits) ---- */
-#define GEX_FLAG_IMMEDIATE ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_LC_COPY_YES ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_LC_COPY_NO ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_SELF_SEG_UNKNOWN ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_SELF_SEG_SOME ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_SELF_SEG_BOUND ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_SELF_SEG_OFFSET ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_PEER_SEG_UNKNOWN ((gex_Flags_t)1u << 7)
-#define GEX_FLAG_PEER_SEG_SOME ((gex_Flags_t)1u << 8)
-#define GEX_FLAG_PEER_SEG_BOUND ((gex_Flags_t)1u << 9)
-#define GEX_FLAG_PEER_SEG_OFFSET ((gex_Flags_t)1u << 10)
-#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 11)
-#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC ((gex_Flags_t)1u << 12)
-#define GEX_FLAG_RANK_IS_JOBRANK ((gex_Flags_t)1u << 13) /* also accepted by gex_TM_Create */
-#define GEX_FLAG_AD_MY_RANK ((gex_Flags_t)1u << 14)
-#define GEX_FLAG_AD_MY_NBRHD ((gex_Flags_t)1u << 15)
-#define GEX_FLAG_AD_ACQ ((gex_Flags_t)1u << 16)
-#define GEX_FLAG_AD_REL ((gex_Flags_t)1u << 17)
-#define GEX_FLAG_ENABLE_LEAF_LC ((gex_Flags_t)1u << 18)
+#define GEX_FLAG_IMMEDIATE 0x1U
+#define GEX_FLAG_LC_COPY_YES 0x2U
+#define GEX_FLAG_LC_COPY_NO 0x4U
+#define GEX_FLAG_SELF_SEG_UNKNOWN 0x8U
+#define GEX_FLAG_SELF_SEG_SOME 0x10U
+#define GEX_FLAG_SELF_SEG_BOUND 0x20U
+#define GEX_FLAG_SELF_SEG_OFFSET 0x40U
+#define GEX_FLAG_PEER_SEG_UNKNOWN 0x80U
+#define GEX_FLAG_PEER_SEG_SOME 0x100U
+#define GEX_FLAG_PEER_SEG_BOUND 0x200U
+#define GEX_FLAG_PEER_SEG_OFFSET 0x400U
+#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT 0x800U
+#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC 0x1000U
+#define GEX_FLAG_RANK_IS_JOBRANK 0x2000U /* also accepted by gex_TM_Create */
+#define GEX_FLAG_AD_MY_RANK 0x4000U
+#define GEX_FLAG_AD_MY_NBRHD 0x8000U
+#define GEX_FLAG_AD_ACQ 0x10000U
+#define GEX_FLAG_AD_REL 0x20000U
+#define GEX_FLAG_ENABLE_LEAF_LC 0x40000U
 /* assertions about the peer of an RMA call (spec v0.14): not this process; not a
  * process of this neighborhood (which implies the first) */
-#define GEX_FLAG_PEER_NEVER_SELF ((gex_Flags_t)1u << 19)
-#define GEX_FLAG_PEER_NEVER_NBRHD ((gex_Flags_t)1u << 20)
+#define GEX_FLAG_PEER_NEVER_SELF 0x80000U
+#define GEX_FLAG_PEER_NEVER_NBRHD 0x100000U
 
 /* ---- flags of object-creation calls (another set of calls: bits repeat the ones above;
  * the one both sets share, GEX_FLAG_RANK_IS_JOBRANK of gex_TM_Create, is distinct from
  * the others gex_TM_Create takes) ---- */
-#define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_AD_FAVOR_MY_RANK ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AD_FAVOR_MY_NBRHD ((gex_Flags_t)1u << 2)
-#define GEX_FLAG_AD_FAVOR_REMOTE ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 4)
-#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 5)
-#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 6)
-#define GEX_FLAG_TM_LOCAL_SCRATCH ((gex_Flags_t)1u << 7)
-#define GEX_FLAG_TM_GLOBAL_SCRATCH ((gex_Flags_t)1u << 8)
-#define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 9)
-#define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 10)
-#define GEX_FLAG_SCRATCH_SEG_OFFSET ((gex_Flags_t)1u << 11)
-#define GEX_FLAG_HINT_ACCEL_AD ((gex_Flags_t)1u << 12)
-#define GEX_FLAG_HINT_ACCEL_COLL ((gex_Flags_t)1u << 13)
+#define GEX_FLAG_USES_GASNET1 0x1U
+#define GEX_FLAG_AD_FAVOR_MY_RANK 0x2U
+#define GEX_FLAG_AD_FAVOR_MY_NBRHD 0x4U
+#define GEX_FLAG_AD_FAVOR_REMOTE 0x8U
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN 0x10U
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED 0x20U
+#define GEX_FLAG_TM_SYMMETRIC_SCRATCH 0x40U
+#define GEX_FLAG_TM_LOCAL_SCRATCH 0x80U
+#define GEX_FLAG_TM_GLOBAL_SCRATCH 0x100U
+#define GEX_FLAG_TM_NO_SCRATCH 0x200U
+#define GEX_FLAG_GLOBALLY_QUIESCED 0x400U
+#define GEX_FLAG_SCRATCH_SEG_OFFSET 0x800U
+#define GEX_FLAG_HINT_ACCEL_AD 0x1000U
+#define GEX_FLAG_HINT_ACCEL_COLL 0x2000U
 #define GEX_FLAG_HINT_ACCEL_ALL (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
 /* gex_Client_Init: the client starts the library's progress threads itself (spec v0.18;
  * there are none here: gex_System_QueryProgressThreads answers 0) */
-#define GEX_FLAG_DEFER_THREADS ((gex_Flags_t)1u << 14)
+#define GEX_FLAG_DEFER_THREADS 0x4000U
 
 /* ---- handler registration flags (gex_AM_Entry_t.gex_flags) ---- */
-#define GEX_FLAG_AM_SHORT ((gex_Flags_t)1u << 0)
-#define GEX_FLAG_AM_MEDIUM ((gex_Flags_t)1u << 1)
-#define GEX_FLAG_AM_LONG ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AM_SHORT 0x1U
+#define GEX_FLAG_AM_MEDIUM 0x2U
+#define GEX_FLAG_AM_LONG 0x4U
 #define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
-#define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 3)
-#define GEX_FLAG_AM_REPLY ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_AM_REQUEST 0x8U
+#define GEX_FLAG_AM_REPLY 0x10U
 #define GEX_FLAG_AM_REQREP (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
 
 /* ---- endpoint capabilities ---- */
-#define GEX_EP_CAPABILITY_RMA ((gex_EP_Capabilities_t)1u << 0)
-#define GEX_EP_CAPABILITY_AM ((gex_EP_Capabilities_t)1u << 1)
-#define GEX_EP_CAPABILITY_VIS ((gex_EP_Capabilities_t)1u << 2)
-#define GEX_EP_CAPABILITY_COLL ((gex_EP_Capabilities_t)1u << 3)
-#define GEX_EP_CAPABILITY_AD ((gex_EP_Capabilities_t)1u << 4)
-#define GEX_EP_CAPABILITY_ALL ((gex_EP_Capabilities_t)0x1f)
+#define GEX_EP_CAPABILITY_RMA 0x1U
+#define GEX_EP_CAPABILITY_AM 0x2U
+#define GEX_EP_CAPABILITY_VIS 0x4U
+#define GEX_EP_CAPABILITY_COLL 0x8U
+#define GEX_EP_CAPABILITY_AD 0x10U
+#define GEX_EP_CAPABILITY_ALL 0x1FU
 
 /* ---- event categories and token-info bits ---- */
-#define GEX_EC_GET ((gex_EC_t)1u << 0)
-#define GEX_EC_PUT ((gex_EC_t)1u << 1)
-#define GEX_EC_AM ((gex_EC_t)1u << 2)
-#define GEX_EC_LC ((gex_EC_t)1u << 3)
-#define GEX_EC_RMW ((gex_EC_t)1u << 4)
-#define GEX_EC_ALL ((gex_EC_t)0x1f)
+#define GEX_EC_GET 0x1U
+#define GEX_EC_PUT 0x2U
+#define GEX_EC_AM 0x4U
+#define GEX_EC_LC 0x8U
+#define GEX_EC_RMW 0x10U
+#define GEX_EC_ALL 0x1FU
 
-#define GEX_TI_SRCRANK ((gex_TI_t)1u << 0)
-#define GEX_TI_EP ((gex_TI_t)1u << 1)
-#define GEX_TI_ENTRY ((gex_TI_t)1u << 2)
-#define GEX_TI_IS_REQ ((gex_TI_t)1u << 3)
-#define GEX_TI_IS_LONG ((gex_TI_t)1u << 4)
-#define GEX_TI_ALL ((gex_TI_t)0x1f)
+#define GEX_TI_SRCRANK 0x1U
+#define GEX_TI_EP 0x2U
+#define GEX_TI_ENTRY 0x4U
+#define GEX_TI_IS_REQ 0x8U
+#define GEX_TI_IS_LONG 0x10U
+#define GEX_TI_ALL 0x1FU
 
 /* ---- data types and operations (shared by atomics and reductions) ---- */
-#define GEX_DT_I32 ((gex_DT_t)1u << 0)
-#define GEX_DT_U32 ((gex_DT_t)1u << 1)
-#define GEX_DT_I64 ((gex_DT_t)1u << 2)
-#define GEX_DT_U64 ((gex_DT_t)1u << 3)
-#define GEX_DT_FLT ((gex_DT_t)1u << 4)
-#define GEX_DT_DBL ((gex_DT_t)1u << 5)
-#define GEX_DT_USER ((gex_DT_t)1u << 6)
+#define GEX_DT_I32 0x1U
+#define GEX_DT_U32 0x2U
+#define GEX_DT_I64 0x4U
+#define GEX_DT_U64 0x8U
+#define GEX_DT_FLT 0x10U
+#define GEX_DT_DBL 0x20U
+#define GEX_DT_USER 0x40U
 
 /* non-fetching ops in the low half, their fetching twins 16 bits up */
-#define GEX_OP_SET ((gex_OP_t)1u << 0)
-#define GEX_OP_CAS ((gex_OP_t)1u << 1)
-#define GEX_OP_ADD ((gex_OP_t)1u << 2)
-#define GEX_OP_SUB ((gex_OP_t)1u << 3)
-#define GEX_OP_MULT ((gex_OP_t)1u << 4)
-#define GEX_OP_MIN ((gex_OP_t)1u << 5)
-#define GEX_OP_MAX ((gex_OP_t)1u << 6)
-#define GEX_OP_AND ((gex_OP_t)1u << 7)
-#define GEX_OP_OR ((gex_OP_t)1u << 8)
-#define GEX_OP_XOR ((gex_OP_t)1u << 9)
-#define GEX_OP_INC ((gex_OP_t)1u << 10)
-#define GEX_OP_DEC ((gex_OP_t)1u << 11)
+#define GEX_OP_SET 0x1U
+#define GEX_OP_CAS 0x2U
+#define GEX_OP_ADD 0x4U
+#define GEX_OP_SUB 0x8U
+#define GEX_OP_MULT 0x10U
+#define GEX_OP_MIN 0x20U
+#define GEX_OP_MAX 0x40U
+#define GEX_OP_AND 0x80U
+#define GEX_OP_OR 0x100U
+#define GEX_OP_XOR 0x200U
+#define GEX_OP_INC 0x400U
+#define GEX_OP_DEC 0x800U
 #define GEX_OP_SWAP (GEX_OP_SET << 16)
 #define GEX_OP_FCAS (GEX_OP_CAS << 16)
 #define GEX_OP_CSWAP GEX_OP_FCAS
@@ -165,9 +170,9 @@ typedef gex_MemKind_t gex_MK_t; /* the released name */
 #define GEX_OP_FXOR (GEX_OP_XOR << 16)
 #define GEX_OP_FINC (GEX_OP_INC << 16)
 #define GEX_OP_FDEC (GEX_OP_DEC << 16)
-#define GEX_OP_GET ((gex_OP_t)1u << 12)
-#define GEX_OP_USER ((gex_OP_t)1u << 13)
-#define GEX_OP_USER_NC ((gex_OP_t)1u << 14)
+#define GEX_OP_GET 0x1000U
+#define GEX_OP_USER 0x2000U
+#define GEX_OP_USER_NC 0x4000U
 #define GEX_OP_TO_FETCHING(op) ((gex_OP_t)(((op) & 0xfff) ? ((op) << 16) : (op)))
 #define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)(((op) & 0x0fff0000u) ? ((op) >> 16) : (op)))
 

@@ -6,7 +6,8 @@
  * gasnet_coll.h, memory kinds in gasnet_mk.h (host memory only in this build). The
  * simple types and every GEX_ constant are in gasnet_fwd.h, the PLATFORM_* names in
  * gasnet_portable_platform.h; the part of the GASNet-1 API the released gasnetex.h
- * offers too (barriers, wait mode, segment limits) is at the end of this file. */
+ * offers too (its types, gasnet_seginfo_t, barriers, wait mode, segment limits, the
+ * thread-info macros) is at the end of this file. */
 #ifndef GASNETEX_H
 #define GASNETEX_H
 
@@ -176,6 +177,11 @@ typedef struct {
     void *addr;
     size_t len;
 } gasnet_memvec_t;
+/* a segment: gasnet_getSegmentInfo (gasnet.h) fills a table of them */
+typedef struct {
+    void *addr;
+    uintptr_t size;
+} gasnet_seginfo_t;
 #define SIZEOF_GASNET_REGISTER_VALUE_T SIZEOF_GEX_RMA_VALUE_T
 #define GASNET_INVALID_HANDLE GEX_EVENT_INVALID
 extern gex_TM_t gasneti_tm0; /* the primordial team, for the legacy API */
@@ -184,6 +190,23 @@ extern void gasnet_exit(int exitcode) GASNETI_NORETURN;
 /* segment limits (gex_Segment_Attach's size is at most the local one) */
 extern uintptr_t gasnet_getMaxLocalSegmentSize(void);
 extern uintptr_t gasnet_getMaxGlobalSegmentSize(void);
+
+/* The thread-identification optimization (GASNet-1 spec 3.6.1). GASNET_GET_THREADINFO()
+ * is the calling thread's library state (gasnet_extended/gasnete_event.c: its events and
+ * NBI counters), never NULL, the same value every time on one thread. Posting it has no
+ * run-time effect (the library reaches that state through thread-local storage at the
+ * same cost): GASNET_POST_THREADINFO(info) and GASNET_BEGIN_FUNCTION() are a block-scope
+ * declaration of a function that is never defined or called, so they may open any block,
+ * repeat in nested blocks and precede other declarations, in C and C++, with no unused,
+ * shadowed or redefined name; `info` is not evaluated, only checked to be a
+ * gasnet_threadinfo_t (the undefined gasnete_threadinfo_check is only named in sizeof). */
+typedef void *gasnet_threadinfo_t;
+extern gasnet_threadinfo_t gasnete_threadinfo(void);
+extern char gasnete_threadinfo_check(gasnet_threadinfo_t _info);
+#define GASNET_GET_THREADINFO() gasnete_threadinfo()
+#define GASNET_POST_THREADINFO(info) \
+    extern void gasnete_threadinfo_posted(char (*)[sizeof(gasnete_threadinfo_check(info))])
+#define GASNET_BEGIN_FUNCTION() GASNET_POST_THREADINFO(GASNET_GET_THREADINFO())
 
 /* how a waiting call waits (advisory here: waits always poll) */
 #define GASNET_WAIT_SPIN 0

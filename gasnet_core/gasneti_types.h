@@ -287,6 +287,7 @@ struct gasneti_tm_s {
     uint32_t _splits;    /* teams created from this one */
     int _coll_on_host;   /* every member shares this host's memory: 0 not known yet, 1 yes, 2 no */
     gex_Memvec_t _scratch; /* scratch space the client granted at creation */
+    void *_bar1;           /* a GASNet-1 team barrier in progress (gasnete_coll1.c), or NULL */
 };
 #define GASNETI_TM_PAIR ((gex_Flags_t)1u << 31) /* _flags of a gex_TM_Pair() value */
 

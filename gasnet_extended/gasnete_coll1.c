@@ -1,6 +1,8 @@
 /* gasnete_coll1.c: the GASNet-1 prototype collectives of gasnet_coll.h (gasnet_coll_*):
  * broadcast, scatter, gather, gather_all and exchange over a team (GASNET_TEAM_ALL or
- * any gex_TM_t team), blocking and _nb, with their flags, and the handle syncs.
+ * any gex_TM_t team), blocking and _nb, with their flags, and the handle syncs; the
+ * GASNet-1 team barrier gasnet_coll_barrier[_notify,_wait,_try] and the tuning-state and
+ * profile dumps (docs/coll1.md).
  * Layer: extended. The data moves by gasnete_coll.c's trees of AM Mediums
  * (gasnete_coll_move), so every conduit has them; a handle is a gex_Event_t.
  *
@@ -19,6 +21,9 @@
 #include "gasnete_internal.h"
 
 #include <gasnet_coll.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #define IN_FLAGS (GASNET_COLL_IN_NOSYNC | GASNET_COLL_IN_MYSYNC | GASNET_COLL_IN_ALLSYNC)
 #define OUT_FLAGS (GASNET_COLL_OUT_NOSYNC | GASNET_COLL_OUT_MYSYNC | GASNET_COLL_OUT_ALLSYNC)
@@ -183,4 +188,130 @@ int gasnet_coll_try_sync_some(gasnet_coll_handle_t *handles, size_t numhandles) 
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_coll_try_sync_some");
     gasneti_AMPoll();
     return gex_Event_TestSome(handles, numhandles, 0) ? GASNET_ERR_NOT_READY : GASNET_OK;
+}
+
+/* ---- the GASNet-1 team barrier: gasnet_barrier_* on any team. On GASNET_TEAM_ALL it is
+ * gasnet_barrier_* itself (one barrier, whichever name the client calls it by). On
+ * another team, notify starts an all-gather of every member's (flags, id) over the team
+ * (gasnete_coll.c), which no member completes before every member has notified; wait
+ * merges the pairs as the primordial barrier does: a mismatch when any member passed
+ * GASNET_BARRIERFLAG_MISMATCH, when two named ids differ, or when this member's wait
+ * differs from its notify. UNNAMED, like ANONYMOUS, names nothing. ---- */
+typedef struct {
+    int flags, id;
+} bar1_pair_t;
+typedef struct {
+    bar1_pair_t mine, sent; /* as notified; as contributed (UNNAMED sent as ANONYMOUS) */
+    bar1_pair_t *all;       /* [team size] */
+    gex_Event_t ev;
+} bar1_t;
+
+#define BAR1_FLAGS (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH | GASNET_BARRIERFLAG_UNNAMED)
+
+static void bar1_team_check(gasnet_team_handle_t team, const char *call) {
+    GASNETI_CHECK_INIT(call);
+    GASNETI_CHECK_NOT_IN_HANDLER(call);
+    if (!team || !team->_size) gasneti_fatalerror("%s: invalid team (GASNET_TEAM_ALL before initialization?)", call);
+    if (team->_flags & GASNETI_TM_PAIR) gasneti_fatalerror("%s: a gex_TM_Pair() value is not a team", call);
+}
+
+void gasnet_coll_barrier_notify(gasnet_team_handle_t team, int id, int flags) {
+    bar1_team_check(team, "gasnet_coll_barrier_notify");
+    if (team == gasneti_tm0) {
+        gasnet_barrier_notify(id, flags);
+        return;
+    }
+    if (team->_bar1) gasneti_fatalerror("gasnet_coll_barrier_notify: called twice on a team without a wait between");
+    if (flags & ~BAR1_FLAGS) gasneti_fatalerror("gasnet_coll_barrier_notify: unknown flags 0x%x", (unsigned)flags);
+    bar1_t *b = calloc(1, sizeof *b);
+    if (b) b->all = malloc((size_t)team->_size * sizeof *b->all);
+    if (!b || !b->all) gasneti_fatalerror("gasnet_coll_barrier_notify: out of memory for a team of %u",
+                                          (unsigned)team->_size);
+    b->mine = (bar1_pair_t){flags, id};
+    b->sent = b->mine;
+    if (flags & GASNET_BARRIERFLAG_UNNAMED)
+        b->sent.flags = (flags & ~GASNET_BARRIERFLAG_UNNAMED) | GASNET_BARRIERFLAG_ANONYMOUS;
+    b->ev = gasnete_coll_gather_all(team, b->all, &b->sent, sizeof b->sent);
+    team->_bar1 = b;
+}
+
+/* the barrier of team is complete: its outcome for a wait or try with (id, flags) */
+static int bar1_finish(gasnet_team_handle_t team, int id, int flags) {
+    bar1_t *b = team->_bar1;
+    const int named = !(flags & (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_UNNAMED));
+    int mismatch = flags != b->mine.flags || (named && id != b->mine.id);
+    int have_name = 0, name = 0;
+    for (gex_Rank_t r = 0; r < team->_size; r++) {
+        const bar1_pair_t *p = &b->all[r];
+        if (p->flags & GASNET_BARRIERFLAG_MISMATCH) mismatch = 1;
+        if (p->flags & GASNET_BARRIERFLAG_ANONYMOUS) continue;
+        if (have_name && p->id != name) mismatch = 1;
+        have_name = 1, name = p->id;
+    }
+    free(b->all);
+    free(b);
+    team->_bar1 = NULL;
+    return mismatch ? GASNET_ERR_BARRIER_MISMATCH : GASNET_OK;
+}
+
+static bar1_t *bar1_pending(gasnet_team_handle_t team, const char *call) {
+    if (!team->_bar1) gasneti_fatalerror("%s: called without a matching gasnet_coll_barrier_notify", call);
+    return team->_bar1;
+}
+
+int gasnet_coll_barrier_wait(gasnet_team_handle_t team, int id, int flags) {
+    bar1_team_check(team, "gasnet_coll_barrier_wait");
+    if (team == gasneti_tm0) return gasnet_barrier_wait(id, flags);
+    gex_Event_Wait(bar1_pending(team, "gasnet_coll_barrier_wait")->ev);
+    return bar1_finish(team, id, flags);
+}
+
+int gasnet_coll_barrier_try(gasnet_team_handle_t team, int id, int flags) {
+    bar1_team_check(team, "gasnet_coll_barrier_try");
+    if (team == gasneti_tm0) return gasnet_barrier_try(id, flags);
+    bar1_t *b = bar1_pending(team, "gasnet_coll_barrier_try");
+    gasneti_AMPoll();
+    if (gex_Event_Test(b->ev)) return GASNET_ERR_NOT_READY;
+    return bar1_finish(team, id, flags);
+}
+
+int gasnet_coll_barrier(gasnet_team_handle_t team, int id, int flags) {
+    gasnet_coll_barrier_notify(team, id, flags);
+    return gasnet_coll_barrier_wait(team, id, flags);
+}
+
+void gasnete_coll1_team_free(gex_TM_t tm) {
+    bar1_t *b = tm->_bar1;
+    if (!b) return;
+    gex_Event_Wait(b->ev); /* its gather writes b->all until it completes */
+    free(b->all);
+    free(b);
+    tm->_bar1 = NULL;
+}
+
+/* ---- gasnet_coll_dumpTuningState, gasnet_coll_dumpProfile: this library keeps no tuning
+ * state and no collective profile, so rank 0 of the team writes a document that says so
+ * (an empty XML element naming the team size and conduit) to `filename`; the other ranks
+ * and a NULL filename write nothing. Neither call communicates; a file that cannot be
+ * written is reported on stderr and otherwise ignored. ---- */
+static void dump_empty(const char *filename, gasnet_team_handle_t team, const char *element, const char *call) {
+    bar1_team_check(team, call);
+    if (!filename || team->_rank != 0) return;
+    FILE *f = fopen(filename, "w");
+    if (!f) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", call, filename, strerror(errno));
+        return;
+    }
+    fprintf(f, "<?xml version=\"1.0\"?>\n<!-- %s: this library keeps no collective tuning or profile data -->\n"
+               "<%s conduit=\"%s\" team_size=\"%u\"/>\n",
+            call, element, GASNET_CONDUIT_NAME_STR, (unsigned)team->_size);
+    if (fclose(f) != 0) fprintf(stderr, "%s: cannot write %s: %s\n", call, filename, strerror(errno));
+}
+
+void gasnet_coll_dumpTuningState(char *filename, gasnet_team_handle_t team) {
+    dump_empty(filename, team, "gasnet_coll_tuning", "gasnet_coll_dumpTuningState");
+}
+
+void gasnet_coll_dumpProfile(char *filename, gasnet_team_handle_t team) {
+    dump_empty(filename, team, "gasnet_coll_profile", "gasnet_coll_dumpProfile");
 }

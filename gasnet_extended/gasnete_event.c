@@ -14,6 +14,9 @@
 
 GASNETI_THREADLOCAL gasnete_threaddata_t gasnete_td;
 
+/* GASNET_GET_THREADINFO() (gasnetex.h): this thread's state above */
+gasnet_threadinfo_t gasnete_threadinfo(void) { return &gasnete_td; }
+
 gex_Event_t gasnete_event_new(int pending) {
     gasnete_threaddata_t *td = &gasnete_td;
     gex_Event_t ev = td->free_events;

@@ -165,6 +165,8 @@ extern gex_Event_t gasnete_coll_barrier(gex_TM_t tm);
 /* every member's nbytes from src, in team rank order, into dst (n * nbytes); src is read once
  * the operation runs, so it must stay valid until completion */
 extern gex_Event_t gasnete_coll_gather_all(gex_TM_t tm, void *dst, const void *src, size_t nbytes);
+/* frees a GASNet-1 team barrier left notified on a team being destroyed (gasnete_coll1.c) */
+extern void gasnete_coll1_team_free(gex_TM_t tm);
 /* The data movement of a GASNet-1 collective (gasnete_coll1.c) over tm, with each rank's
  * own addresses: BROADCAST nbytes from root's src to every dst; SCATTER block i (nbytes)
  * of root's src to rank i's dst; GATHER every src to block i of root's dst; GATHER_ALL

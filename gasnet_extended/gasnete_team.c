@@ -9,7 +9,9 @@
  * Two live teams of one process with the same id would confuse their messages: that is
  * checked at creation (a fatal error; the chance is about 2^-32 per pair of teams).
  * Scratch space: this implementation needs none. The SCRATCH_SIZE queries answer 0; space
- * a client grants anyway is remembered and handed back by gex_TM_Destroy. */
+ * a client grants anyway is remembered (as an address, an offset given with
+ * GEX_FLAG_SCRATCH_SEG_OFFSET converted) and handed back by gex_TM_Destroy, which returns
+ * non-zero exactly when it writes it. */
 #include "gasnete_internal.h"
 
 #include <gasnet_coll.h>
@@ -96,6 +98,24 @@ static gex_TM_t new_team(gex_EP_t local, gex_Rank_t *jr, gex_EP_Index_t *ep, gex
     return tm;
 }
 
+/* The scratch space a client grants a new team whose endpoint is ep: none with
+ * GEX_FLAG_TM_NO_SCRATCH or a zero size (the address is then ignored, as the released
+ * text says); with GEX_FLAG_SCRATCH_SEG_OFFSET, `addr` is an offset into ep's bound
+ * segment (0 is a valid one) and the address is kept. NULL: nothing granted, so that
+ * gex_TM_Destroy returns non-zero exactly when the client granted space. */
+static void *granted_scratch(gex_EP_t ep, void *addr, size_t size, gex_Flags_t flags, const char *call) {
+    if ((flags & GEX_FLAG_TM_NO_SCRATCH) || !size) return NULL;
+    if (!(flags & GEX_FLAG_SCRATCH_SEG_OFFSET)) return addr;
+    gex_Segment_t seg = ep->_segment;
+    uintptr_t off = (uintptr_t)addr;
+    if (!seg) gasneti_fatalerror("%s: GEX_FLAG_SCRATCH_SEG_OFFSET, but endpoint %u has no bound segment", call,
+                                 (unsigned)ep->_index);
+    if (off > seg->_size || size > seg->_size - off)
+        gasneti_fatalerror("%s: scratch [offset 0x%zx, +%zu bytes) is outside the bound segment (%zu bytes) of "
+                           "endpoint %u", call, (size_t)off, size, (size_t)seg->_size, (unsigned)ep->_index);
+    return (char *)seg->_addr + off;
+}
+
 /* a team of `size` members of parent (their parent ranks in prank[]), this process at `me` */
 static gex_TM_t make_team(gex_TM_t parent, const gex_Rank_t *prank, gex_Rank_t size, gex_Rank_t me, uint32_t id,
                           void *scratch, size_t scratch_len, const char *call) {
@@ -145,7 +165,8 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent, int color, int key, voi
         qsort(sel, size, sizeof *sel, by_key);
         for (gex_Rank_t i = 0; i < size; i++) members[i] = sel[i].prank;
         while (members[me] != parent->_rank) me++;
-        *new_tm_p = make_team(parent, members, size, me, team_id(parent, nth, (uint32_t)color), scratch_addr,
+        *new_tm_p = make_team(parent, members, size, me, team_id(parent, nth, (uint32_t)color),
+                              granted_scratch(parent->_ep, scratch_addr, scratch_size, flags, "gex_TM_Split"),
                               scratch_size, "gex_TM_Split");
     }
     free(all);
@@ -163,8 +184,9 @@ size_t gex_TM_Dup(gex_TM_t *new_tm_p, gex_TM_t orig, void *scratch_addr, size_t 
     gex_Rank_t *members = malloc(n * sizeof *members);
     if (!members) gasneti_fatalerror("gex_TM_Dup: out of memory for a team of %u", (unsigned)n);
     for (gex_Rank_t r = 0; r < n; r++) members[r] = r;
-    *new_tm_p = make_team(orig, members, n, orig->_rank, team_id(orig, nth, 0xFFFFFFFFu), scratch_addr,
-                          scratch_size, "gex_TM_Dup");
+    *new_tm_p = make_team(orig, members, n, orig->_rank, team_id(orig, nth, 0xFFFFFFFFu),
+                          granted_scratch(orig->_ep, scratch_addr, scratch_size, flags, "gex_TM_Dup"), scratch_size,
+                          "gex_TM_Dup");
     free(members);
     return 0;
 }
@@ -185,6 +207,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
         ret = 1;
     }
     id_unregister(tm->_id, tm->_rank);
+    gasnete_coll1_team_free(tm);
     free((void *)tm->_jobranks);
     free((void *)tm->_epidx);
     free(tm);
@@ -251,22 +274,45 @@ size_t gex_TM_Create(gex_TM_t *new_tms, size_t num_new_tms, gex_TM_t parent, gex
         for (size_t j = 0; j < numargs; j++) tjr[j] = jr[j], ep[j] = args[j].gex_ep_index;
         /* one address for all (SYMMETRIC), one per member (GLOBAL) or per local member (LOCAL) */
         size_t at = flags & GEX_FLAG_TM_SYMMETRIC_SCRATCH ? 0 : flags & GEX_FLAG_TM_GLOBAL_SCRATCH ? i : k;
-        void *scratch = scratch_addrs && scratch_size && !(flags & GEX_FLAG_TM_NO_SCRATCH) ? scratch_addrs[at] : NULL;
-        new_tms[k++] = new_team(gasneti_eps[args[i].gex_ep_index], tjr, ep, (gex_Rank_t)numargs, (gex_Rank_t)i, id,
-                                scratch, scratch_size, "gex_TM_Create");
+        gex_EP_t local = gasneti_eps[args[i].gex_ep_index];
+        void *scratch = scratch_addrs ? granted_scratch(local, scratch_addrs[at], scratch_size, flags, "gex_TM_Create")
+                                      : NULL;
+        new_tms[k++] = new_team(local, tjr, ep, (gex_Rank_t)numargs, (gex_Rank_t)i, id, scratch, scratch_size,
+                                "gex_TM_Create");
     }
     free(jr);
+    /* the released text promises a barrier over each new team with LOCAL_SCRATCH: one per
+     * local member, all started before any is waited for (a process may hold several
+     * members of one team) */
+    if (flags & GEX_FLAG_TM_LOCAL_SCRATCH) {
+        gex_Event_t *ev = malloc(num_new_tms * sizeof *ev);
+        if (!ev) gasneti_fatalerror("gex_TM_Create: out of memory");
+        for (size_t j = 0; j < num_new_tms; j++) ev[j] = gex_Coll_BarrierNB(new_tms[j], 0);
+        gex_Event_WaitAll(ev, num_new_tms, 0);
+        free(ev);
+    }
     return 0;
 }
 
-/* ---- gex_EP_PublishBoundSegment: every member's bound segments to every member ---- */
+/* ---- gex_EP_PublishBoundSegment: every member's bound segments to every member.
+ * Endpoints without a bound segment publish nothing (allowed, as released); nor does the
+ * primordial endpoint, whose segment gex_Segment_Attach (collective over the whole job)
+ * published already: publishing it again is allowed and changes nothing. ---- */
+static int published_now(gex_EP_t ep) { return ep->_index != 0 && ep->_segment != NULL; }
+
 int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
     check_team(tm, "gex_EP_PublishBoundSegment");
     if (flags) gasneti_fatalerror("gex_EP_PublishBoundSegment: flags must be 0 (got 0x%x)", (unsigned)flags);
     if (num_eps && !eps) gasneti_fatalerror("gex_EP_PublishBoundSegment: eps is NULL with num_eps %zu", num_eps);
     if (num_eps > GASNET_MAXEPS) gasneti_fatalerror("gex_EP_PublishBoundSegment: num_eps %zu is too many", num_eps);
+    uint32_t cnt = 0, most = 0;
+    for (size_t i = 0; i < num_eps; i++) {
+        if (!eps[i] || eps[i]->_client != tm->_ep->_client)
+            gasneti_fatalerror("gex_EP_PublishBoundSegment: eps[%zu] is not an endpoint of this client", i);
+        cnt += published_now(eps[i]);
+    }
     gex_Rank_t n = tm->_size;
-    uint32_t cnt = (uint32_t)num_eps, *cnts = malloc(n * sizeof *cnts), most = 0;
+    uint32_t *cnts = malloc(n * sizeof *cnts);
     if (!cnts) gasneti_fatalerror("gex_EP_PublishBoundSegment: out of memory");
     gex_Event_Wait(gasnete_coll_gather_all(tm, cnts, &cnt, sizeof cnt));
     for (gex_Rank_t r = 0; r < n; r++)
@@ -274,14 +320,9 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
     if (most) {
         gasneti_segpub_t *mine = calloc(most, sizeof *mine), *all = calloc((size_t)n * most, sizeof *all);
         if (!mine || !all) gasneti_fatalerror("gex_EP_PublishBoundSegment: out of memory");
-        for (size_t i = 0; i < num_eps; i++) {
-            if (!eps[i] || eps[i]->_client != tm->_ep->_client)
-                gasneti_fatalerror("gex_EP_PublishBoundSegment: eps[%zu] is not an endpoint of this client", i);
-            if (eps[i]->_index == 0)
-                gasneti_fatalerror("gex_EP_PublishBoundSegment: eps[%zu] is the primordial endpoint, whose segment "
-                                   "gex_Segment_Attach publishes", i);
-            gasneti_ep_publish_local(eps[i], &mine[i]);
-        }
+        uint32_t k = 0;
+        for (size_t i = 0; i < num_eps; i++)
+            if (published_now(eps[i])) gasneti_ep_publish_local(eps[i], &mine[k++]);
         gex_Event_Wait(gasnete_coll_gather_all(tm, all, mine, most * sizeof *mine));
         for (gex_Rank_t r = 0; r < n; r++)
             for (uint32_t i = 0; i < cnts[r]; i++) gasneti_ep_publish_record(&all[(size_t)r * most + i]);

@@ -29,6 +29,7 @@ TESTS = [
     ("test_segflags", ["test_segflags.c", "test_util.h"]),
     ("test_barrier", ["test_barrier.c", "test_util.h"]),
     ("test_legacy", ["test_legacy.c"]),
+    ("test_legacy_cxx", ["test_legacy_cxx.cc"]),
     ("test_exit", ["test_exit.c", "test_util.h"]),
     ("test_badarg", ["test_badarg.c", "test_util.h"]),
     ("test_cxx", ["test_cxx.cc"]),

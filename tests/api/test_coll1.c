@@ -18,9 +18,13 @@
  * try_sync_all, wait_sync_some, try_sync_some and one by one in reverse order; AGGREGATE
  * (three calls return GASNET_COLL_INVALID_HANDLE, the fourth's handle covers all); and
  * the same collectives on the odd/even halves of the job (a gex_TM_t as the team).
+ * The GASNet-1 team barrier (gasnet_coll_barrier*: names, mismatches, split phase) on
+ * GASNET_TEAM_ALL, a copy of it and the halves, three teams' barriers in flight at once,
+ * and gasnet_coll_dumpTuningState/_dumpProfile (a file from rank 0 of the team, removed).
  * Layer: tests (public API only). */
 #include "test_util.h"
 #include <gasnet_coll.h>
+#include <unistd.h>
 #if defined(GASNET_PAR)
 #    include <pthread.h>
 #endif
@@ -413,6 +417,60 @@ static void sync_corners(void) {
     gasnet_coll_wait_sync_some(none, 3);
 }
 
+/* The GASNet-1 team barrier (gasnet_coll_barrier*): named, anonymous, unnamed, a named
+ * one against anonymous ones, names that differ, a rank passing MISMATCH, a wait whose id
+ * differs from its notify, split phase with try; each outcome on every rank, and a
+ * matching barrier after each mismatch. Collective over team. */
+static void team_barriers(gasnet_team_handle_t team, gex_Rank_t me, gex_Rank_t size) {
+    const int MM = GASNET_ERR_BARRIER_MISMATCH, ANON = GASNET_BARRIERFLAG_ANONYMOUS;
+    CHECK_EQ(gasnet_coll_barrier(team, 7, 0), GASNET_OK);
+    CHECK_EQ(gasnet_coll_barrier(team, 0, ANON), GASNET_OK);
+    CHECK_EQ(gasnet_coll_barrier(team, (int)me, GASNET_BARRIERFLAG_UNNAMED), GASNET_OK);
+    CHECK_EQ(gasnet_coll_barrier(team, 5, me == 0 ? 0 : ANON), GASNET_OK); /* one name: matches */
+    if (size > 1) {
+        CHECK_EQ(gasnet_coll_barrier(team, 100 + (int)me, 0), MM); /* every rank its own name */
+        CHECK_EQ(gasnet_coll_barrier(team, 8, 0), GASNET_OK);
+    }
+    CHECK_EQ(gasnet_coll_barrier(team, 9, me == size - 1 ? GASNET_BARRIERFLAG_MISMATCH : 0), MM);
+    CHECK_EQ(gasnet_coll_barrier(team, 10, 0), GASNET_OK);
+    gasnet_coll_barrier_notify(team, 11, 0);
+    CHECK_EQ(gasnet_coll_barrier_wait(team, 12, 0), MM); /* not what it notified */
+    gasnet_coll_barrier_notify(team, 13, 0);
+    int rc;
+    while ((rc = gasnet_coll_barrier_try(team, 13, 0)) == GASNET_ERR_NOT_READY) n_polls++;
+    CHECK_EQ(rc, GASNET_OK);
+    gasnet_coll_barrier_notify(team, 14, 0);
+    CHECK_EQ(gasnet_coll_barrier_wait(team, 14, 0), GASNET_OK);
+}
+
+/* gasnet_coll_dumpTuningState and _dumpProfile: rank 0 of the team writes the (empty)
+ * document to the file named, the others nothing; a NULL name writes nothing */
+static void dumps(gasnet_team_handle_t team, gex_Rank_t me) {
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/test_coll1-dump-%ld-%u.xml", (long)getpid(), (unsigned)test_rank);
+    for (int which = 0; which < 2; which++) {
+        unlink(path);
+        if (which == 0)
+            gasnet_coll_dumpTuningState(path, team);
+        else
+            gasnet_coll_dumpProfile(path, team);
+        FILE *f = fopen(path, "r");
+        CHECKF((f != NULL) == (me == 0), "dump %d: rank %u of the team %s the file", which, (unsigned)me,
+               f ? "wrote" : "did not write");
+        if (f) {
+            char text[512] = "";
+            size_t len = fread(text, 1, sizeof text - 1, f);
+            fclose(f);
+            text[len] = 0;
+            CHECKF(strstr(text, "<?xml") == text && strstr(text, which ? "<gasnet_coll_profile" : "<gasnet_coll_tuning"),
+                   "dump %d wrote: %s", which, text);
+            unlink(path);
+        }
+    }
+    gasnet_coll_dumpTuningState(NULL, team);
+    gasnet_coll_dumpProfile(NULL, team);
+}
+
 int main(int argc, char **argv) {
     use_ex = argc > 1 && !strcmp(argv[1], "ex");
     test_name = "test_coll1";
@@ -453,6 +511,29 @@ int main(int argc, char **argv) {
     for (int s = 0; s < 5; s++)
         flight_round(&all, s);
     aggregate(&all);
+
+    /* the team barrier, on GASNET_TEAM_ALL (gasnet_barrier_* itself: the result is the
+     * same), on a copy of it, and on two teams at once */
+    team_barriers(GASNET_TEAM_ALL, test_rank, n);
+    int last = -1;
+    CHECK_EQ(gasnet_barrier_result(&last), 0);
+    CHECK_EQ(last, 14);
+    gex_TM_t dup, halfb;
+    gex_TM_Dup(&dup, test_tm, NULL, 0, 0);
+    team_barriers(dup, gex_TM_QueryRank(dup), gex_TM_QuerySize(dup));
+    gex_TM_Split(&halfb, test_tm, (int)(test_rank % 2), 0, NULL, 0, 0);
+    team_barriers(halfb, gex_TM_QueryRank(halfb), gex_TM_QuerySize(halfb));
+    gasnet_coll_barrier_notify(dup, 1, 0);
+    gasnet_coll_barrier_notify(halfb, 2, 0);
+    gasnet_coll_barrier_notify(GASNET_TEAM_ALL, 3, 0);
+    CHECK_EQ(gasnet_coll_barrier_wait(halfb, 2, 0), GASNET_OK);
+    CHECK_EQ(gasnet_coll_barrier_wait(GASNET_TEAM_ALL, 3, 0), GASNET_OK);
+    CHECK_EQ(gasnet_coll_barrier_wait(dup, 1, 0), GASNET_OK);
+    dumps(GASNET_TEAM_ALL, test_rank);
+    dumps(halfb, gex_TM_QueryRank(halfb));
+    gasnet_coll_barrier(dup, 0, GASNET_BARRIERFLAG_ANONYMOUS);
+    gex_TM_Destroy(halfb, NULL, 0);
+    gex_TM_Destroy(dup, NULL, 0);
 
     /* odd and even halves: a gex_TM_t as the team, images are its ranks */
     long before = n_cases;

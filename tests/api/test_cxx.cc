@@ -1,13 +1,26 @@
 // tests/api/test_cxx.cc: the public headers from C++11 (-std=c++11 -Wall -Werror):
 // init, a Short AM (numbered and variadic), a Medium by Prepare, Cancel and Commit_v2,
 // put/get, EX and legacy barriers (gex_Coll_BarrierBlocking, gasnet_barrier_result), the
-// bound-segment query, the system queries, gasnet_fwd.h (first, alone),
+// bound-segment query, the system queries, gasnet_fwd.h (first, alone), the thread-info
+// macros and gasnet_seginfo_t,
 // gasnet_portable_platform.h (PLATFORM_COMPILER_CXX_LANGLVL is __cplusplus), a GASNet-1
 // collective (gasnet_coll.h), and some of the tools' released names (gasnet_tools.h through
 // gasnetex.h; test_tools_cc has them all).
 // Layer: tests (public API only).  Run with 1, 2, 4 ranks.
 #include <gasnet_fwd.h>
 static gex_Flags_t fwd_flags = GEX_FLAG_IMMEDIATE | GEX_FLAG_PEER_NEVER_SELF; // gasnet_fwd.h alone
+// the integer constants are preprocessor constants of their gex_ types (released headers)
+#if (GEX_FLAG_PEER_NEVER_SELF == GEX_FLAG_PEER_NEVER_NBRHD) || (GEX_DT_USER & GEX_DT_I32) || (GEX_OP_USER == 0) || \
+    (GEX_RANK_INVALID == 0) || (GEX_EP_CAPABILITY_ALL == 0) || (GEX_TI_ALL == 0) || (GEX_EC_ALL == 0)
+#  error "GEX_ integer constants in #if"
+#endif
+#include <type_traits>
+static_assert(std::is_same<decltype(GEX_FLAG_TM_LOCAL_SCRATCH), gex_Flags_t>::value &&
+                  std::is_same<decltype(GEX_DT_DBL), gex_DT_t>::value &&
+                  std::is_same<decltype(GEX_OP_FADD), gex_OP_t>::value &&
+                  std::is_same<decltype(GEX_RANK_INVALID), gex_Rank_t>::value &&
+                  std::is_same<decltype(GEX_FLAG_AM_REQREP), gex_Flags_t>::value,
+              "GEX_ integer constants have their gex_ types");
 #include <gasnetex.h>
 #include <gasnet.h>
 #include <gasnet_coll.h>
@@ -64,7 +77,32 @@ static int cxx_fmt(char *buf, const char *fmt, ...) {
     return n;
 }
 
+// the GASNet-1 thread-info macros from C++ (gasnetex.h): any block, nested, repeated,
+// before other declarations, with no unused or shadowed name (made errors here)
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic error "-Wshadow"
+#  pragma GCC diagnostic error "-Wunused-variable"
+#  pragma GCC diagnostic error "-Wunused-parameter"
+#endif
+static gasnet_threadinfo_t ti_pass(gasnet_threadinfo_t ti) {
+    GASNET_POST_THREADINFO(ti);
+    gasnet_threadinfo_t here = GASNET_GET_THREADINFO();
+    {
+        GASNET_BEGIN_FUNCTION();
+        for (int i = 0; i < 2; ++i) {
+            GASNET_BEGIN_FUNCTION();
+            GASNET_POST_THREADINFO(here);
+        }
+    }
+    return here == ti ? here : nullptr;
+}
+#if defined(__GNUC__)
+#  pragma GCC diagnostic pop
+#endif
+
 int main(int argc, char **argv) {
+    GASNET_BEGIN_FUNCTION();
     gex_Client_t client;
     gex_EP_t ep;
     if (gex_Client_Init(&client, &ep, &tm, "CXX_TEST", &argc, &argv, GEX_FLAG_USES_GASNET1) != GASNET_OK) {
@@ -111,6 +149,11 @@ int main(int argc, char **argv) {
     if_pt(nranks > 0) taken = 1;
     if_pf(nranks == 0) taken = 0;
     CXX_CHECK(taken == 1);
+    gasnet_threadinfo_t ti = GASNET_GET_THREADINFO();
+    CXX_CHECK(ti != nullptr && ti_pass(ti) == ti);
+    gasnet_seginfo_t si = {nullptr, 0}; // gasnetex.h declares it (as released)
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm, me, &si.addr, nullptr, &si.size, 0));
+    CXX_CHECK(si.addr == base && si.size == gex_Segment_QuerySize(seg));
     gasnet_memvec_t mv = {base, 8};
     CXX_CHECK(mv.addr == base && mv.len == 8);
 

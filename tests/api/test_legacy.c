@@ -97,6 +97,16 @@ int main(int argc, char **argv) {
     gex_Segment_t seg;
     gasnet_QueryGexObjects(&cl, NULL, NULL, &seg);
     CHECK(gex_Segment_QueryAddr(seg) == seginfo[me].addr);
+    /* every node's segment, as GASNet-EX's query of the primordial team gives it */
+    gex_TM_t tm0 = GEX_TM_INVALID;
+    gasnet_QueryGexObjects(NULL, NULL, &tm0, NULL);
+    for (gasnet_node_t i = 0; i < nn; i++) {
+        void *owner = NULL;
+        uintptr_t size = 0;
+        CHECK(seginfo[i].addr != NULL && seginfo[i].size >= 1 << 20);
+        gex_Event_Wait(gex_EP_QueryBoundSegmentNB(tm0, i, &owner, NULL, &size, 0));
+        CHECK(owner == seginfo[i].addr && size == seginfo[i].size);
+    }
     gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
     CHECK(gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) == GASNET_OK);
 

@@ -758,6 +758,58 @@ static void destroy_with_scratch(gex_TM_t tm, int k) {
     CHECK(back.gex_addr == scratch_at(k) && back.gex_len == SCRATCH);
 }
 
+/* gex_TM_Destroy returns non-zero if and only if it writes *scratch_p, and writes exactly
+ * when the client granted space: space granted by offset (GEX_FLAG_SCRATCH_SEG_OFFSET,
+ * offset 0 included) comes back as an address, or as the offset when Destroy is given the
+ * flag; a team made with GEX_FLAG_TM_NO_SCRATCH has none, whatever address came along. */
+static void check_scratch_offsets(gex_EP_Location_t *args) {
+    const gex_Rank_t n = test_size;
+    const uintptr_t off4 = (uintptr_t)((uint8_t *)scratch_at(4) - my_seg);
+    gex_TM_t at0 = GEX_TM_INVALID, at4 = GEX_TM_INVALID, none = GEX_TM_INVALID;
+    gex_Addr_t sc = (gex_Addr_t)0; /* offset 0: the segment's first byte */
+    gex_TM_Create(&at0, 1, test_tm, args, n, &sc, SCRATCH, GEX_FLAG_TM_SYMMETRIC_SCRATCH | GEX_FLAG_SCRATCH_SEG_OFFSET);
+    sc = (gex_Addr_t)off4;
+    gex_TM_Create(&at4, 1, test_tm, args, n, &sc, SCRATCH, GEX_FLAG_TM_LOCAL_SCRATCH | GEX_FLAG_SCRATCH_SEG_OFFSET);
+    gex_TM_Split(&none, test_tm, 0, 0, scratch_at(5), SCRATCH, GEX_FLAG_TM_NO_SCRATCH);
+    CHECK(at0 != GEX_TM_INVALID && at4 != GEX_TM_INVALID && none != GEX_TM_INVALID);
+    check_barrier_blocking(at4, 104);
+    gex_Coll_BarrierBlocking(test_tm, 0);
+    gex_Memvec_t back = {(void *)(uintptr_t)0x5a5a, 77};
+    CHECK(gex_TM_Destroy(none, &back, 0) == 0);
+    CHECK(back.gex_addr == (void *)(uintptr_t)0x5a5a && back.gex_len == 77); /* not written */
+    CHECK(gex_TM_Destroy(at0, &back, GEX_FLAG_SCRATCH_SEG_OFFSET) != 0);
+    CHECK(back.gex_addr == (void *)0 && back.gex_len == SCRATCH);
+    back.gex_addr = NULL, back.gex_len = 0;
+    CHECK(gex_TM_Destroy(at4, &back, 0) != 0);
+    CHECK(back.gex_addr == scratch_at(4) && back.gex_len == SCRATCH);
+}
+
+/* gex_EP_PublishBoundSegment with the primordial endpoint (whose segment
+ * gex_Segment_Attach published) and with one that has no bound segment: allowed, nothing
+ * changes for the first, nothing is published for the second (released text) */
+static void check_publish_primordial(gex_Rank_t right) {
+    gex_EP_t eps[2] = {test_ep, GEX_EP_INVALID};
+    CHECK_EQ(gex_EP_Create(&eps[1], test_client, GEX_EP_CAPABILITY_RMA, 0), GASNET_OK);
+    CHECK_EQ(gex_EP_PublishBoundSegment(test_tm, eps, 1, 0), GASNET_OK);
+    CHECK_EQ(gex_EP_PublishBoundSegment(test_tm, eps, 2, 0), GASNET_OK);
+    void *owner = NULL;
+    uintptr_t size = 0;
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(test_tm, right, &owner, NULL, &size, 0));
+    CHECK(owner == peer_seg[right] && size > 0);
+    /* the new endpoint has no segment anywhere */
+    size = 1;
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(gex_TM_Pair(test_ep, gex_EP_QueryIndex(eps[1])),
+                                              gex_TM_TranslateRankToJobrank(test_tm, right), NULL, NULL, &size, 0));
+    CHECK_EQ(size, 0);
+    /* and RMA to the primordial segments works as before */
+    uint64_t v = 0x1234000000000000ull + test_rank, got = 0;
+    uint8_t *slot = (uint8_t *)peer_seg[right] + 2 * test_size * SLOT + 8192;
+    gex_RMA_PutBlocking(test_tm, right, slot, &v, sizeof v, 0);
+    gex_RMA_GetBlocking(test_tm, &got, right, slot, sizeof got, 0);
+    CHECK(got == v);
+    test_barrier();
+}
+
 static void check_tm_create(void) {
     gex_Rank_t n = test_size, me = test_rank;
     gex_TM_t rev;
@@ -768,7 +820,15 @@ static void check_tm_create(void) {
     for (gex_Rank_t i = 0; i < n; i++) args[i].gex_rank = i, args[i].gex_ep_index = 0;
     gex_TM_t byparent = GEX_TM_INVALID, byjob = GEX_TM_INVALID, solo = GEX_TM_INVALID;
     gex_Addr_t sc = scratch_at(1);
+    /* LOCAL_SCRATCH: a barrier over the new team (released text), so no member returns
+     * before the last one (rank 0, late by 300 ms here) has called */
+    test_barrier();
+    double t0 = test_now();
+    if (me == 0) test_sleep_ms(300);
     gex_TM_Create(&byparent, 1, rev, args, n, &sc, SCRATCH, GEX_FLAG_TM_LOCAL_SCRATCH);
+    double waited = test_now() - t0;
+    CHECKF(waited >= 0.25, "gex_TM_Create(GEX_FLAG_TM_LOCAL_SCRATCH) returned after %.3f s, before rank 0 called",
+           waited);
     CHECK(byparent != GEX_TM_INVALID);
     CHECK_EQ(gex_TM_QuerySize(byparent), n);
     CHECK_EQ(gex_TM_QueryRank(byparent), n - 1 - me); /* my parent rank */
@@ -796,6 +856,7 @@ static void check_tm_create(void) {
     destroy_with_scratch(byjob, 2);
     destroy_with_scratch(byparent, 1);
     destroy_with_scratch(rev, 0);
+    check_scratch_offsets(args);
     free(args);
 }
 
@@ -899,7 +960,7 @@ static void check_platform(void) {
 
 /* test_released_api_hdr.c */
 extern unsigned long long test_hdr_fwd_view(int what);
-extern int test_hdr_gasnetex_only(int id);
+extern int test_hdr_gasnetex_only(int id, gex_TM_t tm);
 
 static void check_headers(void) {
     struct {
@@ -920,7 +981,7 @@ static void check_headers(void) {
     for (int i = 0; i < 9; i++)
         CHECKF(test_hdr_fwd_view(i) == want[i], "gasnet_fwd.h alone says %llu for item %d, gasnetex.h %llu",
                test_hdr_fwd_view(i), i, want[i]);
-    int line = test_hdr_gasnetex_only(1000 + 1);
+    int line = test_hdr_gasnetex_only(1000 + 1, test_tm);
     CHECKF(line == 0, "test_released_api_hdr.c:%d failed (gasnetex.h without gasnet.h)", line);
 }
 
@@ -974,6 +1035,7 @@ int main(int argc, char **argv) {
     check_legacy_barriers();
     check_memvec(right);
     check_tm_create();
+    check_publish_primordial(right);
     check_peer_never();
 
     test_finish("%d signatures, Cancel, Commit_v2, system queries, bound-segment queries, barriers, memvec, "
