@@ -30,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 failed=0
 bad() { echo "FAIL test_tools_cc: $*"; failed=1; }
 ok() { echo "ok   $*"; }
-FLAGS=(-I"$S" -I"$B" -D_GNU_SOURCE -DGASNETT_THREAD_SAFE -D_REENTRANT)
+FLAGS=(-I"$S" -I"$S/other" -I"$B" -D_GNU_SOURCE -DGASNETT_THREAD_SAFE -D_REENTRANT)
 
 cat > "$tmp/client.c" <<'EOF'
 #include <gasnet_tools.h>
