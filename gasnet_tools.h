@@ -29,11 +29,34 @@
 #  define GASNETT_SPEC_VERSION_MINOR 20
 #endif
 /* this library's own release numbers (configure.ac), not those of the released GASNet:
- * gasnett_release_version() gives MAJOR * 10000 + MINOR * 100 + PATCH */
+ * gasnett_release_version() gives MAJOR * 1000000 + MINOR * 10000 + PATCH, as the released
+ * library's does */
 #define GASNETT_RELEASE_VERSION_MAJOR GASNET_RELEASE_VERSION_MAJOR
 #define GASNETT_RELEASE_VERSION_MINOR GASNET_RELEASE_VERSION_MINOR
 #define GASNETT_RELEASE_VERSION_PATCH GASNET_RELEASE_VERSION_PATCH
 #define GASNETT_MAX_THREADS GASNETI_MAX_THREADS
+
+/* ---- names the released headers give every client (gasnetex.h includes this header) ----
+ * printf conversions for size_t (PRIuSZ, PRIxSZ) and its signed counterpart (PRIdSZ),
+ * used as <inttypes.h>'s are: printf("%" PRIuSZ "\n", sz). MIN and MAX unless the client
+ * or a system header has them; spelled as glibc's <sys/param.h> spells them, so that
+ * header may still come later (an identical redefinition is no error). Both evaluate an
+ * argument twice. */
+#ifndef PRIuSZ
+#  define PRIuSZ "zu"
+#endif
+#ifndef PRIdSZ
+#  define PRIdSZ "zd"
+#endif
+#ifndef PRIxSZ
+#  define PRIxSZ "zx"
+#endif
+#ifndef MIN
+#  define MIN(a,b) (((a)<(b))?(a):(b))
+#endif
+#ifndef MAX
+#  define MAX(a,b) (((a)>(b))?(a):(b))
+#endif
 
 #if defined(GASNETT_THREAD_SAFE) && defined(GASNETT_THREAD_SINGLE)
 #  error "define at most one of GASNETT_THREAD_SAFE and GASNETT_THREAD_SINGLE"
@@ -336,6 +359,14 @@ GASNETT_NORETURN static inline void _gasnett_annotation_failed(const char *_what
 #  define gasnett_unreachable() __builtin_unreachable()
 #else
 #  define gasnett_unreachable() ((void)0)
+#endif
+/* gasneti_builtin_unreachable(): the compiler's own "not reached" (no check, in every
+ * build), or abort() where the compiler has none. The released headers give this name to
+ * their clients (UPC++ 2021.9 and later require it); our own code uses gasnett_unreachable. */
+#if GASNETT_USE_BUILTIN_UNREACHABLE
+#  define gasneti_builtin_unreachable() __builtin_unreachable()
+#else
+#  define gasneti_builtin_unreachable() abort()
 #endif
 #if !GASNETT_DEBUG
 #  if GASNETT_USE_BUILTIN_ASSUME
@@ -720,7 +751,7 @@ extern size_t gasnett_count0s(const void *p, size_t numbytes);
 extern size_t gasnett_count0s_copy(void *GASNETT_RESTRICT dst, const void *GASNETT_RESTRICT src, size_t numbytes);
 extern const char *gasnett_performance_warning_str(void);
 extern const char *gasnett_release_version_str(void);
-extern uint64_t gasnett_release_version(void); /* MAJOR * 10000 + MINOR * 100 + PATCH */
+extern uint64_t gasnett_release_version(void); /* MAJOR * 1000000 + MINOR * 10000 + PATCH */
 /* soft limit raised to the hard one unless GASNET_MAXIMIZE_<desc> is false; nonzero on
  * success. The plural: CPU time and the memory limits (DATA, STACK, AS, RSS, MEMLOCK). */
 extern int gasnett_maximize_rlimit(int res, const char *lim_desc);
