@@ -791,6 +791,17 @@ typedef struct {
     int threadsupport;
 } gasnett_backtrace_type_t;
 extern gasnett_backtrace_type_t gasnett_backtrace_user;
+/* formatting helpers (docs/tools.md): each writes one NUL-terminated line into buf and
+ * returns its length (strlen); a NULL buf writes nothing and returns the same length, so
+ * a caller may size its buffer first. A _bufsz call gives a size that holds the text for
+ * any input of that shape. These two take plain C types; those taking gex types
+ * (gasnett_format_dt, _op, _ti, _memveclist, _putvgetv, _putigeti, _putsgets) are
+ * declared once gasnetex.h is included (the end of this file), and are in the conduit
+ * libraries, not in libgasnet_tools. */
+extern size_t gasnett_format_addrlist_bufsz(size_t count);
+extern size_t gasnett_format_addrlist(char *buf, size_t count, void *const *list, size_t len);
+extern size_t gasnett_format_strides_bufsz(size_t count);
+extern size_t gasnett_format_strides(char *buf, size_t count, const size_t *list);
 /* checked allocation: debug builds keep guards around each block and check them at free
  * and memcheck; release builds are malloc/free that abort on exhaustion */
 extern void *gasnett_debug_malloc_at(size_t sz, const char *file, int line) GASNETT_MALLOC;
@@ -813,4 +824,33 @@ extern void gasnett_debug_memcheck_all_at(const char *file, int line);
 GASNETT_END_EXTERNC
 #endif /* GASNETT_LITE_MODE */
 
+#endif /* GASNET_TOOLS_H */
+
+/* ---- the formatting helpers that take gex types ----
+ * Outside the include guard: declared as soon as gasnetex.h's types are known, whether
+ * the client included gasnet_tools.h before or after gasnetex.h (gasnetex.h includes this
+ * header after its types). Same rules as gasnett_format_addrlist above. */
+#if defined(GASNETI_TYPES_H) && !defined(GASNETT_LITE_MODE) && !defined(_GASNETT_FORMAT_GEX_DECLARED)
+#define _GASNETT_FORMAT_GEX_DECLARED 1
+GASNETT_BEGIN_EXTERNC
+/* the name of a data type, an operation, or the set of token-info fields ('|' between
+ * names; bits without a name as 0x..; "0" for none) */
+extern size_t gasnett_format_dt(char *buf, gex_DT_t dt);
+extern size_t gasnett_format_op(char *buf, gex_OP_t op);
+extern size_t gasnett_format_ti(char *buf, gex_TI_t ti);
+extern size_t gasnett_format_memveclist_bufsz(size_t count);
+extern size_t gasnett_format_memveclist(char *buf, size_t count, gex_Memvec_t const *list);
+/* the arguments of gex_VIS_Vector{Put,Get}*, gex_VIS_Indexed{Put,Get}*, gex_VIS_Strided{Put,Get}* */
+extern size_t gasnett_format_putvgetv_bufsz(size_t dstcount, size_t srccount);
+extern size_t gasnett_format_putvgetv(char *buf, gex_TM_t tm, gex_Rank_t rank, size_t dstcount,
+                                      gex_Memvec_t const dstlist[], size_t srccount, gex_Memvec_t const srclist[]);
+extern size_t gasnett_format_putigeti_bufsz(size_t dstcount, size_t srccount);
+extern size_t gasnett_format_putigeti(char *buf, gex_TM_t tm, gex_Rank_t rank, size_t dstcount, void *const dstlist[],
+                                      size_t dstlen, size_t srccount, void *const srclist[], size_t srclen);
+extern size_t gasnett_format_putsgets_bufsz(size_t stridelevels);
+/* pstats: accepted for the released signature, not used (may be NULL) */
+extern size_t gasnett_format_putsgets(char *buf, void *pstats, gex_TM_t tm, gex_Rank_t rank, void *dstaddr,
+                                      const ptrdiff_t dststrides[], void *srcaddr, const ptrdiff_t srcstrides[],
+                                      size_t elemsz, const size_t count[], size_t stridelevels);
+GASNETT_END_EXTERNC
 #endif
