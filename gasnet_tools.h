@@ -29,11 +29,34 @@
 #  define GASNETT_SPEC_VERSION_MINOR 20
 #endif
 /* this library's own release numbers (configure.ac), not those of the released GASNet:
- * gasnett_release_version() gives MAJOR * 10000 + MINOR * 100 + PATCH */
+ * gasnett_release_version() gives MAJOR * 1000000 + MINOR * 10000 + PATCH, as the released
+ * library's does */
 #define GASNETT_RELEASE_VERSION_MAJOR GASNET_RELEASE_VERSION_MAJOR
 #define GASNETT_RELEASE_VERSION_MINOR GASNET_RELEASE_VERSION_MINOR
 #define GASNETT_RELEASE_VERSION_PATCH GASNET_RELEASE_VERSION_PATCH
 #define GASNETT_MAX_THREADS GASNETI_MAX_THREADS
+
+/* ---- names the released headers give every client (gasnetex.h includes this header) ----
+ * printf conversions for size_t (PRIuSZ, PRIxSZ) and its signed counterpart (PRIdSZ),
+ * used as <inttypes.h>'s are: printf("%" PRIuSZ "\n", sz). MIN and MAX unless the client
+ * or a system header has them; spelled as glibc's <sys/param.h> spells them, so that
+ * header may still come later (an identical redefinition is no error). Both evaluate an
+ * argument twice. */
+#ifndef PRIuSZ
+#  define PRIuSZ "zu"
+#endif
+#ifndef PRIdSZ
+#  define PRIdSZ "zd"
+#endif
+#ifndef PRIxSZ
+#  define PRIxSZ "zx"
+#endif
+#ifndef MIN
+#  define MIN(a,b) (((a)<(b))?(a):(b))
+#endif
+#ifndef MAX
+#  define MAX(a,b) (((a)>(b))?(a):(b))
+#endif
 
 #if defined(GASNETT_THREAD_SAFE) && defined(GASNETT_THREAD_SINGLE)
 #  error "define at most one of GASNETT_THREAD_SAFE and GASNETT_THREAD_SINGLE"
@@ -336,6 +359,14 @@ GASNETT_NORETURN static inline void _gasnett_annotation_failed(const char *_what
 #  define gasnett_unreachable() __builtin_unreachable()
 #else
 #  define gasnett_unreachable() ((void)0)
+#endif
+/* gasneti_builtin_unreachable(): the compiler's own "not reached" (no check, in every
+ * build), or abort() where the compiler has none. The released headers give this name to
+ * their clients (UPC++ 2021.9 and later require it); our own code uses gasnett_unreachable. */
+#if GASNETT_USE_BUILTIN_UNREACHABLE
+#  define gasneti_builtin_unreachable() __builtin_unreachable()
+#else
+#  define gasneti_builtin_unreachable() abort()
 #endif
 #if !GASNETT_DEBUG
 #  if GASNETT_USE_BUILTIN_ASSUME
@@ -720,7 +751,7 @@ extern size_t gasnett_count0s(const void *p, size_t numbytes);
 extern size_t gasnett_count0s_copy(void *GASNETT_RESTRICT dst, const void *GASNETT_RESTRICT src, size_t numbytes);
 extern const char *gasnett_performance_warning_str(void);
 extern const char *gasnett_release_version_str(void);
-extern uint64_t gasnett_release_version(void); /* MAJOR * 10000 + MINOR * 100 + PATCH */
+extern uint64_t gasnett_release_version(void); /* MAJOR * 1000000 + MINOR * 10000 + PATCH */
 /* soft limit raised to the hard one unless GASNET_MAXIMIZE_<desc> is false; nonzero on
  * success. The plural: CPU time and the memory limits (DATA, STACK, AS, RSS, MEMLOCK). */
 extern int gasnett_maximize_rlimit(int res, const char *lim_desc);
@@ -760,6 +791,17 @@ typedef struct {
     int threadsupport;
 } gasnett_backtrace_type_t;
 extern gasnett_backtrace_type_t gasnett_backtrace_user;
+/* formatting helpers (docs/tools.md): each writes one NUL-terminated line into buf and
+ * returns its length (strlen); a NULL buf writes nothing and returns the same length, so
+ * a caller may size its buffer first. A _bufsz call gives a size that holds the text for
+ * any input of that shape. These two take plain C types; those taking gex types
+ * (gasnett_format_dt, _op, _ti, _memveclist, _putvgetv, _putigeti, _putsgets) are
+ * declared once gasnetex.h is included (the end of this file), and are in the conduit
+ * libraries, not in libgasnet_tools. */
+extern size_t gasnett_format_addrlist_bufsz(size_t count);
+extern size_t gasnett_format_addrlist(char *buf, size_t count, void *const *list, size_t len);
+extern size_t gasnett_format_strides_bufsz(size_t count);
+extern size_t gasnett_format_strides(char *buf, size_t count, const size_t *list);
 /* checked allocation: debug builds keep guards around each block and check them at free
  * and memcheck; release builds are malloc/free that abort on exhaustion */
 extern void *gasnett_debug_malloc_at(size_t sz, const char *file, int line) GASNETT_MALLOC;
@@ -782,4 +824,33 @@ extern void gasnett_debug_memcheck_all_at(const char *file, int line);
 GASNETT_END_EXTERNC
 #endif /* GASNETT_LITE_MODE */
 
+#endif /* GASNET_TOOLS_H */
+
+/* ---- the formatting helpers that take gex types ----
+ * Outside the include guard: declared as soon as gasnetex.h's types are known, whether
+ * the client included gasnet_tools.h before or after gasnetex.h (gasnetex.h includes this
+ * header after its types). Same rules as gasnett_format_addrlist above. */
+#if defined(GASNETI_TYPES_H) && !defined(GASNETT_LITE_MODE) && !defined(_GASNETT_FORMAT_GEX_DECLARED)
+#define _GASNETT_FORMAT_GEX_DECLARED 1
+GASNETT_BEGIN_EXTERNC
+/* the name of a data type, an operation, or the set of token-info fields ('|' between
+ * names; bits without a name as 0x..; "0" for none) */
+extern size_t gasnett_format_dt(char *buf, gex_DT_t dt);
+extern size_t gasnett_format_op(char *buf, gex_OP_t op);
+extern size_t gasnett_format_ti(char *buf, gex_TI_t ti);
+extern size_t gasnett_format_memveclist_bufsz(size_t count);
+extern size_t gasnett_format_memveclist(char *buf, size_t count, gex_Memvec_t const *list);
+/* the arguments of gex_VIS_Vector{Put,Get}*, gex_VIS_Indexed{Put,Get}*, gex_VIS_Strided{Put,Get}* */
+extern size_t gasnett_format_putvgetv_bufsz(size_t dstcount, size_t srccount);
+extern size_t gasnett_format_putvgetv(char *buf, gex_TM_t tm, gex_Rank_t rank, size_t dstcount,
+                                      gex_Memvec_t const dstlist[], size_t srccount, gex_Memvec_t const srclist[]);
+extern size_t gasnett_format_putigeti_bufsz(size_t dstcount, size_t srccount);
+extern size_t gasnett_format_putigeti(char *buf, gex_TM_t tm, gex_Rank_t rank, size_t dstcount, void *const dstlist[],
+                                      size_t dstlen, size_t srccount, void *const srclist[], size_t srclen);
+extern size_t gasnett_format_putsgets_bufsz(size_t stridelevels);
+/* pstats: accepted for the released signature, not used (may be NULL) */
+extern size_t gasnett_format_putsgets(char *buf, void *pstats, gex_TM_t tm, gex_Rank_t rank, void *dstaddr,
+                                      const ptrdiff_t dststrides[], void *srcaddr, const ptrdiff_t srcstrides[],
+                                      size_t elemsz, const size_t count[], size_t stridelevels);
+GASNETT_END_EXTERNC
 #endif

@@ -93,10 +93,19 @@ extern int gex_AM_CancelReplyLong(gex_AM_SrcDesc_t sd, gex_Flags_t flags);
  * the semantics they name) */
 #define GASNET_SUPPORTS_AM_CANCEL 20240418L
 #define GASNET_SUPPORTS_AM_COMMIT_V2 20240906L
-/* GASNET_NATIVE_NP_ALLOC_{REQ,REP}_{MEDIUM,LONG} are not defined: to a peer outside the
- * neighborhood a library-buffer Prepare saves no copy here (the conduits copy the
- * payload into their own send buffers, as for a fixed-payload AM). A Medium request to
- * a neighbor is written in place in its shared-memory slot (docs/am.md). */
+/* GASNET_NATIVE_NP_ALLOC_{REQ,REP}_{MEDIUM,LONG} (the released hint: defined to 1 when a
+ * Prepare with the library's buffer saves a copy over the fixed-payload call on the
+ * conduit's transport, peers outside the neighborhood; undefined otherwise; docs/am.md):
+ * Medium requests and replies of a conduit that builds messages around the payload in
+ * its own send memory (GASNETC_AM_PREPARE); Medium requests where every peer is a
+ * neighbor (GASNETC_NBRHD_ONLY: the shared-memory slot is written in place). Long
+ * payloads are copied on every conduit: the _LONG ones stay undefined. */
+#if (defined(GASNETC_AM_PREPARE) && GASNETC_AM_PREPARE) || (defined(GASNETC_NBRHD_ONLY) && GASNETC_NBRHD_ONLY)
+#  define GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM 1
+#endif
+#if defined(GASNETC_AM_PREPARE) && GASNETC_AM_PREPARE
+#  define GASNET_NATIVE_NP_ALLOC_REP_MEDIUM 1
+#endif
 #if defined(GASNET_DEBUG) && GASNET_DEBUG
 extern void gasneti_srcdesc_check(gex_AM_SrcDesc_t sd, const char *call);
 #  define GASNETI_SRCDESC_CHECK(sd, call) gasneti_srcdesc_check(sd, call)

@@ -545,7 +545,7 @@ const char *gasnett_release_version_str(void) {
 }
 
 uint64_t gasnett_release_version(void) {
-    return (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 10000u + (uint64_t)GASNETT_RELEASE_VERSION_MINOR * 100u +
+    return (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 1000000u + (uint64_t)GASNETT_RELEASE_VERSION_MINOR * 10000u +
            (uint64_t)GASNETT_RELEASE_VERSION_PATCH;
 }
 

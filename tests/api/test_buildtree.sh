@@ -2,9 +2,10 @@
 # tests/api/test_buildtree.sh: what clients that drive a GASNet source or build tree (UPC++'s
 # configure and build, upcxx-run) read from it and run in it.  Layer: tests (driver).
 #   test_buildtree.sh tree BUILDDIR SRCDIR
-#     - docs/GASNet-EX.* is one file whose GEX_SPEC_VERSION lines (read as UPC++ reads them:
-#       the first line naming EX_SPEC_VERSION_MAJOR/MINOR, its first number) give the version
-#       of gasnet_config.h's GASNETI_EX_SPEC_VERSION_* and of gasnetex.h's GEX_SPEC_VERSION_*;
+#     - docs/GASNet-EX.txt (the file newer UPC++ reads; no other docs/GASNet-EX.*) has the
+#       GEX_SPEC_VERSION lines (read as UPC++ reads them: the first line naming
+#       EX_SPEC_VERSION_MAJOR/MINOR, its first number) that give the version of
+#       gasnet_config.h's GASNETI_EX_SPEC_VERSION_* and of gasnetex.h's GEX_SPEC_VERSION_*;
 #     - `CONFIG_FILES=out:in ./config.status` substitutes PERL (runs), CONDUITS (the enabled
 #       conduits), EXESUFFIX, CC_FAMILY/CXX_FAMILY (GNU for gcc/g++, Clang for clang) and
 #       CC_SUBFAMILY/CXX_SUBFAMILY (set);
@@ -43,22 +44,24 @@ first_number() {
 
 check_tree() {
     # ---- the specification version, three ways ----
-    local docs=("$SRCDIR"/docs/GASNet-EX.*)
-    if [ ${#docs[@]} -ne 1 ] || [ ! -r "${docs[0]}" ]; then
-        bad "docs/GASNet-EX.* should be one readable file: ${docs[*]}"
+    local doc=$SRCDIR/docs/GASNet-EX.txt others
+    others=$(cd "$SRCDIR/docs" && ls GASNet-EX.* 2>/dev/null | grep -vx 'GASNet-EX.txt')
+    [ -z "$others" ] || bad "docs/ has other GASNet-EX.* files beside GASNet-EX.txt (one source of truth): $others"
+    if [ ! -r "$doc" ]; then
+        bad "docs/GASNet-EX.txt, where newer UPC++ reads the spec version, is missing"
     else
         local dmaj dmin cmaj cmin hmaj hmin
-        dmaj=$(first_number "${docs[0]}" EX_SPEC_VERSION_MAJOR)
-        dmin=$(first_number "${docs[0]}" EX_SPEC_VERSION_MINOR)
+        dmaj=$(first_number "$doc" EX_SPEC_VERSION_MAJOR)
+        dmin=$(first_number "$doc" EX_SPEC_VERSION_MINOR)
         cmaj=$(first_number "$BUILDDIR/gasnet_config.h" EX_SPEC_VERSION_MAJOR)
         cmin=$(first_number "$BUILDDIR/gasnet_config.h" EX_SPEC_VERSION_MINOR)
         printf '#include <gasnetex.h>\nGEXV GEX_SPEC_VERSION_MAJOR GEX_SPEC_VERSION_MINOR\n' > "$tmp/v.c"
-        read -r _ hmaj hmin < <(gcc -E -P -DGASNET_SEQ -I"$SRCDIR" -I"$BUILDDIR" -I"$SRCDIR/gasnet_core" \
+        read -r _ hmaj hmin < <(gcc -E -P -DGASNET_SEQ -I"$SRCDIR" -I"$SRCDIR/other" -I"$BUILDDIR" -I"$SRCDIR/gasnet_core" \
             -I"$SRCDIR/gasnet_extended" -I"$SRCDIR/smp-conduit" -I"$BUILDDIR/other/inst/smp-conduit" "$tmp/v.c" | grep '^GEXV')
         if [ -n "$dmaj" ] && [ -n "$dmin" ] && [ "$dmaj.$dmin" = "$cmaj.$cmin" ] && [ "$dmaj.$dmin" = "$hmaj.$hmin" ]; then
-            okmsg "spec version $dmaj.$dmin in $(basename "${docs[0]}"), gasnet_config.h and gasnetex.h"
+            okmsg "spec version $dmaj.$dmin in docs/GASNet-EX.txt, gasnet_config.h and gasnetex.h"
         else
-            bad "spec versions disagree: docs '$dmaj.$dmin', gasnet_config.h '$cmaj.$cmin', gasnetex.h '$hmaj.$hmin'"
+            bad "spec versions disagree: docs/GASNet-EX.txt '$dmaj.$dmin', gasnet_config.h '$cmaj.$cmin', gasnetex.h '$hmaj.$hmin'"
         fi
     fi
 

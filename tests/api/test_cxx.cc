@@ -124,8 +124,8 @@ int main(int argc, char **argv) {
     CXX_CHECK(std::strstr(loc, "main() at ") == loc);
     std::free(loc);
     gasnett_assume(nranks >= 1);
-    CXX_CHECK(gasnett_release_version() == GASNETT_RELEASE_VERSION_MAJOR * 10000ull +
-                                               GASNETT_RELEASE_VERSION_MINOR * 100 + GASNETT_RELEASE_VERSION_PATCH);
+    CXX_CHECK(gasnett_release_version() == GASNETT_RELEASE_VERSION_MAJOR * 1000000ull +
+                                               GASNETT_RELEASE_VERSION_MINOR * 10000 + GASNETT_RELEASE_VERSION_PATCH);
 
     gex_AM_Entry_t table[] = {
         { 0, reinterpret_cast<gex_AM_Fn_t>(&ping), GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 2, nullptr, "ping" },

@@ -13,7 +13,7 @@
 #  error "GASNET_RELEASE_VERSION_MAJOR must be a year"
 #endif
 #if GEX_SPEC_VERSION_MAJOR != 0 || GEX_SPEC_VERSION_MINOR != 19
-#  error "GEX_SPEC_VERSION must be 0.19 (the released API, docs/GASNet-EX.md)"
+#  error "GEX_SPEC_VERSION must be 0.19 (the released API, docs/GASNet-EX.txt)"
 #endif
 #if GASNET_SPEC_VERSION_MAJOR != 1 || GASNET_SPEC_VERSION_MINOR != 8
 #  error "GASNET_SPEC_VERSION must be 1.8"

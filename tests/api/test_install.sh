@@ -76,6 +76,8 @@ for f in include/gasnetex.h include/gasnet.h include/gasnet_tools.h include/gasn
     [ -f "$ROOT/$f" ] || bad "missing $f"
 done
 [ -d "$ROOT/share/doc/GASNet" ] || bad "missing share/doc/GASNet/"
+# (the spec-version file newer UPC++ reads in a source tree is installed with the docs)
+[ -f "$ROOT/share/doc/GASNet/GASNet-EX.txt" ] || bad "missing share/doc/GASNet/GASNet-EX.txt"
 
 # ---- gasnet_fwd.h and gasnet_portable_platform.h alone: no threading mode, no
 # gasnet_config.h needed, C and C++ ----

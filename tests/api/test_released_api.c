@@ -44,9 +44,17 @@ enum { H_GOOD = 200, H_ACK, H_RR, H_REP, H_QB };
 #if defined(GASNET_RCV_THREAD) || defined(GASNET_SND_THREAD) || defined(GASNET_SEGMENT_EVERYTHING)
 #  error "no progress threads and no SEGMENT_EVERYTHING here"
 #endif
-#if defined(GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM) || defined(GASNET_NATIVE_NP_ALLOC_REP_MEDIUM) || \
-    defined(GASNET_NATIVE_NP_ALLOC_REQ_LONG) || defined(GASNET_NATIVE_NP_ALLOC_REP_LONG)
-#  error "a library-buffer Prepare saves no copy on the network path here"
+/* the negotiated-payload hints (docs/am.md): Medium requests are native on smp (all
+ * shared memory, written in place) and ofi (built in its send memory), Medium replies on
+ * ofi; Longs are copied everywhere */
+#if defined(GASNET_NATIVE_NP_ALLOC_REQ_LONG) || defined(GASNET_NATIVE_NP_ALLOC_REP_LONG)
+#  error "a library-buffer Long Prepare saves no copy here"
+#endif
+#if (defined(GASNET_CONDUIT_SMP) || defined(GASNET_CONDUIT_OFI)) != defined(GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM)
+#  error "GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM: defined exactly on smp and ofi"
+#endif
+#if defined(GASNET_CONDUIT_OFI) != defined(GASNET_NATIVE_NP_ALLOC_REP_MEDIUM)
+#  error "GASNET_NATIVE_NP_ALLOC_REP_MEDIUM: defined exactly on ofi"
 #endif
 #if GASNET_HIDDEN_AM_CONCURRENCY_LEVEL != 0
 #  error "no hidden AM concurrency"

@@ -56,6 +56,12 @@ static void test_fail(const char *file, int line, const char *what, const char *
 #if GASNETT_RELEASE_VERSION_MAJOR < 2000 || GASNETT_RELEASE_VERSION_MINOR > 99 || GASNETT_RELEASE_VERSION_PATCH > 99
 #  error "GASNETT_RELEASE_VERSION_*: a year, then two numbers below 100"
 #endif
+#if !defined(PRIuSZ) || !defined(PRIdSZ) || !defined(PRIxSZ) || !defined(MIN) || !defined(MAX)
+#  error "the released headers give every client PRIuSZ, PRIdSZ, PRIxSZ, MIN and MAX"
+#endif
+#ifndef gasneti_builtin_unreachable
+#  error "gasneti_builtin_unreachable() (a released name newer UPC++ requires)"
+#endif
 #if !GASNETT_SET_AFFINITY_SUPPORT
 #  error "GASNETT_SET_AFFINITY_SUPPORT must be 1 on Linux"
 #endif
@@ -620,8 +626,27 @@ static void check_released(void) {
     CHECK_EQ(gasnett_isLittleEndian(), __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
 
     /* versions */
-    CHECK_EQ(gasnett_release_version(), (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 10000 +
-                                            GASNETT_RELEASE_VERSION_MINOR * 100 + GASNETT_RELEASE_VERSION_PATCH);
+    /* the released formula: MAJOR * 1000000 + MINOR * 10000 + PATCH (2025.8.0 is 2025080000) */
+    CHECK_EQ(gasnett_release_version(), (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 1000000 +
+                                            GASNETT_RELEASE_VERSION_MINOR * 10000 + GASNETT_RELEASE_VERSION_PATCH);
+    CHECK_EQ(gasnett_release_version() / 1000000, GASNETT_RELEASE_VERSION_MAJOR);
+
+    /* what the released headers give every client: size_t formats, MIN and MAX */
+    {
+        char fmt[64];
+        size_t big = (size_t)-1;
+        ssize_t neg = -42;
+        snprintf(fmt, sizeof fmt, "%" PRIuSZ " %" PRIdSZ " %" PRIxSZ, big, neg, (size_t)0xbeef);
+        char want_fmt[64];
+        snprintf(want_fmt, sizeof want_fmt, "%llu -42 beef", (unsigned long long)big);
+        CHECKF(strcmp(fmt, want_fmt) == 0, "PRIuSZ/PRIdSZ/PRIxSZ gave '%s', want '%s'", fmt, want_fmt);
+        int k = 3;
+        CHECK_EQ(MIN(k, 5), 3);
+        CHECK_EQ(MAX(k, 5), 5);
+        CHECK_EQ(MIN(-1.5, 2.0) == -1.5, 1);
+        CHECK_EQ(MAX((size_t)7, (size_t)2), 7);
+        if (k != 3) gasneti_builtin_unreachable(); /* the released name; compiles in C and C++ */
+    }
     char rel[64];
     snprintf(rel, sizeof rel, "%d.%d.%d", GASNETT_RELEASE_VERSION_MAJOR, GASNETT_RELEASE_VERSION_MINOR,
              GASNETT_RELEASE_VERSION_PATCH);

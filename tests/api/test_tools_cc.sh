@@ -15,7 +15,10 @@
 #     under -Werror=format, in C and C++; with -DGASNETT_USE_GCC_ATTRIBUTE_FORMAT=0 (and
 #     _FORMAT_FUNCPTR=0) the same source builds: the client's knob wins;
 #   - a call of a GASNETT_DEPRECATED function is an error under
-#     -Werror=deprecated-declarations, and builds with GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED=0.
+#     -Werror=deprecated-declarations, and builds with GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED=0;
+#   - PRIuSZ/PRIdSZ/PRIxSZ, MIN and MAX (which the released headers give every client) with
+#     -Wall -Wextra -Werror in C99 and C++11: glibc's <sys/param.h> (its own MIN/MAX) may come
+#     before or after gasnet_tools.h, and a client's own MIN defined first is kept.
 # Layer: tests (driver).
 set -u
 [ $# -eq 2 ] || { echo "usage: test_tools_cc.sh BUILDDIR SRCDIR" >&2; exit 2; }
@@ -30,7 +33,7 @@ trap 'rm -rf "$tmp"' EXIT
 failed=0
 bad() { echo "FAIL test_tools_cc: $*"; failed=1; }
 ok() { echo "ok   $*"; }
-FLAGS=(-I"$S" -I"$B" -D_GNU_SOURCE -DGASNETT_THREAD_SAFE -D_REENTRANT)
+FLAGS=(-I"$S" -I"$S/other" -I"$B" -D_GNU_SOURCE -DGASNETT_THREAD_SAFE -D_REENTRANT)
 
 cat > "$tmp/client.c" <<'EOF'
 #include <gasnet_tools.h>
@@ -105,8 +108,11 @@ int main(void) {
     gasnett_sighandlerfn_t prev = gasnett_reghandler(SIGUSR2, on_sig);
     bad += gasnett_reghandler(SIGUSR2, prev) != on_sig;
     bad += !gasnett_maximize_rlimit(RLIMIT_CPU, "RLIMIT_CPU") || !gasnett_maximize_rlimits();
-    bad += gasnett_release_version() != (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 10000 +
-                                            GASNETT_RELEASE_VERSION_MINOR * 100 + GASNETT_RELEASE_VERSION_PATCH;
+    bad += gasnett_release_version() != (uint64_t)GASNETT_RELEASE_VERSION_MAJOR * 1000000 +
+                                            GASNETT_RELEASE_VERSION_MINOR * 10000 + GASNETT_RELEASE_VERSION_PATCH;
+    size_t sz = sizeof buf;
+    snprintf(buf, sizeof buf, "%" PRIuSZ ",%" PRIdSZ ",%" PRIxSZ, sz, -(ssize_t)sz, sz);
+    bad += strcmp(buf, "64,-64,40") != 0 || MIN(sz, (size_t)3) != 3 || MAX(-2, 1) != 1;
     bad += gasnett_isLittleEndian() != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
     gasnett_mutex_t m = GASNETT_MUTEX_INITIALIZER;
     bad += gasnett_mutex_destroy_ignoreerr(&m) != 0;
@@ -150,6 +156,44 @@ GASNETT_DEPRECATED extern int old_fn(int x);
 int call_it(void);
 int call_it(void) { return old_fn(1); }
 EOF
+
+cat > "$tmp/minmax.c" <<'EOF'
+#ifdef PARAM_FIRST
+#  include <sys/param.h>
+#endif
+#ifdef OWN_MIN
+#  define MIN(a, b) 12345
+#endif
+#include <gasnet_tools.h>
+#if !defined(PARAM_FIRST) && !defined(OWN_MIN) /* (glibc would redefine the client's own) */
+#  include <sys/param.h>
+#endif
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+    char b[64];
+    size_t z = 17;
+    snprintf(b, sizeof b, "%" PRIuSZ " %" PRIdSZ " %" PRIxSZ, z, -(ssize_t)z, z);
+#ifdef OWN_MIN
+    if (MIN(1, 2) != 12345) return 1;
+#else
+    if (MIN(z, (size_t)3) != 3) return 1;
+#endif
+    return strcmp(b, "17 -17 11") != 0 || MAX(z, (size_t)40) != 40;
+}
+EOF
+# C99 and C++11; sys/param.h after and before gasnet_tools.h; the client's own MIN
+for variant in "c:$CC -std=c99 -pedantic -D_POSIX_C_SOURCE=200809L -x c" "c++:$CXX -std=c++11 -x c++"; do
+    lang=${variant%%:*}; comp=${variant#*:}
+    for order in "" -DPARAM_FIRST -DOWN_MIN; do
+        if $comp -Wall -Wextra -Werror "${FLAGS[@]}" $order -o "$tmp/minmax" "$tmp/minmax.c" > "$tmp/minmax.log" 2>&1 &&
+           "$tmp/minmax"; then
+            ok "$lang ${order:-(sys/param.h after)}: PRIuSZ/PRIdSZ/PRIxSZ, MIN and MAX with -Wall -Wextra -Werror"
+        else
+            bad "$lang ${order:-(sys/param.h after)}: PRIuSZ/MIN/MAX client failed:"; cat "$tmp/minmax.log"
+        fi
+    done
+done
 
 # compiler language-flags... : builds client.c, links it with the tools library, runs it
 build_run() {

@@ -2,7 +2,9 @@
  * CPU a translation unit is compiled for, from the compilers' own predefined macros
  * (README-tools "Portable platform defines"), so that a client writes
  *     #if PLATFORM_COMPILER_GNU && PLATFORM_ARCH_X86_64 && PLATFORM_OS_LINUX
- * Layer: public (included by gasnetex.h; also usable alone, from C or C++).
+ * Layer: public (included by gasnetex.h and gasnet_tools.h; also usable alone, from C or
+ * C++). Kept in other/ of the source tree, where the released tree has it (newer UPC++
+ * compiles with -I<GASNet source>/other); installed flat in include/.
  *
  * Exactly one of each group is defined to 1 (the others stay undefined):
  *   PLATFORM_COMPILER_{INTEL,NVHPC,PGI,CRAY,XLC,SUN,MICROSOFT,CLANG,GNU,UNKNOWN}
