@@ -84,6 +84,11 @@ static void optional(const char *name, bool present, int want) {
 #else
 #  define OPT_GASNET_HAVE_MK_CLASS_ZE false
 #endif
+#ifdef GASNET_HAVE_MK_CLASS_MULTIPLE
+#  define OPT_GASNET_HAVE_MK_CLASS_MULTIPLE true
+#else
+#  define OPT_GASNET_HAVE_MK_CLASS_MULTIPLE false
+#endif
 #ifdef gasnett_assume
 #  define OPT_gasnett_assume true
 #else
@@ -214,6 +219,7 @@ int main(int argc, char **) {
     OPT(GASNET_HAVE_MK_CLASS_CUDA_UVA, 0);
     OPT(GASNET_HAVE_MK_CLASS_HIP, 0);
     OPT(GASNET_HAVE_MK_CLASS_ZE, 0);
+    OPT(GASNET_HAVE_MK_CLASS_MULTIPLE, 0); // only with a device kind
     OPT(gasnett_assume, 1);
 
     const family arch[] = {FAM(ARCH, X86_64), FAM(ARCH, X86),   FAM(ARCH, AARCH64), FAM(ARCH, ARM),
