@@ -3,10 +3,13 @@
 # conduit enters configure: <c>-conduit/conduit.m4 calls GASNET_CONDUIT, a conduit that is
 # not written yet is named by GASNET_CONDUIT_UNAVAILABLE in configure.ac.
 
-# GASNET_CONDUIT(NAME, HELP, CHECKS)
+# GASNET_CONDUIT(NAME, HELP, CHECKS, [DEFAULT])
 # --------------------------------------------------------------------------------------
 # Declares --enable-NAME/--disable-NAME. Without either option the conduit is built when
 # CHECKS find what it needs; with --enable-NAME a failed check stops configure.
+# DEFAULT, when given, is shell code run only when neither option was given: it may set
+# enable_NAME=off and gasnet_conduit_why="<reason, saying which option turns it on>", and
+# then CHECKS are not run at all (a conduit the released library probes only when asked).
 # CHECKS run with gasnet_conduit_ok=yes and, to skip the conduit, set
 # gasnet_conduit_ok=no and gasnet_conduit_why="<reason shown in the summary>".
 # Defines the automake conditional HAVE_<NAME>_CONDUIT, generates the forwarding
@@ -14,16 +17,20 @@
 # GASNET_CONDUITS_ENABLED (make: "smp udp"), GASNETI_CONDUITS (C: "SMP UDP") and the
 # summary.
 AC_DEFUN([GASNET_CONDUIT], [
-AC_ARG_ENABLE([$1], [AS_HELP_STRING([--enable-$1], [$2])], [], [enable_$1=auto])
 gasnet_conduit_ok=no
 gasnet_conduit_why=
+AC_ARG_ENABLE([$1], [AS_HELP_STRING([--enable-$1], [$2])],
+  [AS_CASE([$enableval], [yes|no], [],
+     [AC_MSG_ERROR([bad value '$enableval' for --enable-$1 (use yes or no)])])],
+  [enable_$1=auto
+   $4])
 AS_CASE([$enable_$1],
   [no], [gasnet_conduit_why="disabled by --disable-$1"],
-  [yes|auto], [
+  [off], [],
+  [
     gasnet_conduit_ok=yes
     $3
-  ],
-  [AC_MSG_ERROR([bad value '$enable_$1' for --enable-$1 (use yes or no)])])
+  ])
 AC_MSG_CHECKING([whether to build $1-conduit])
 AS_IF([test "$gasnet_conduit_ok" = yes], [AC_MSG_RESULT([yes])],
       [AC_MSG_RESULT([no: $gasnet_conduit_why])])
@@ -50,6 +57,23 @@ AS_IF([test "x$enable_$1" != xno],
       [AC_MSG_ERROR([$1-conduit is not available in this release])])
 GASNET_SUMMARY_ADD([$1], [skipped: $1-conduit is not available in this release])
 AM_CONDITIONAL([HAVE_]m4_toupper([$1])[_CONDUIT], [false])
+])
+
+# GASNET_CRAY_EX: is this an HPE Cray EX host? (yes or no in gasnet_cv_cray_ex, cached:
+# configure gasnet_cv_cray_ex=yes|no overrides the test). The released library probes
+# ofi-conduit by default only there. A Cray EX host has both
+#   - the HPE Cray Programming Environment: the directory /opt/cray/pe, and
+#   - a sign of the Slingshot NIC: an entry in /sys/class/cxi (the cxi driver's devices),
+#     or a libfabric whose provider list (fi_info -l) names cxi.
+AC_DEFUN_ONCE([GASNET_CRAY_EX], [
+AC_CACHE_CHECK([whether this is an HPE Cray EX host (/opt/cray/pe and Slingshot cxi)],
+  [gasnet_cv_cray_ex], [
+  gasnet_cv_cray_ex=no
+  AS_IF([test -d /opt/cray/pe], [
+    AS_IF([test -n "`ls /sys/class/cxi 2>/dev/null`"], [gasnet_cv_cray_ex=yes],
+          [(fi_info -l) 2>/dev/null | grep '^cxi' >/dev/null], [gasnet_cv_cray_ex=yes])
+  ])
+])
 ])
 
 # GASNET_SUMMARY_ADD(NAME, TEXT): one line of the conduit table printed at the end.

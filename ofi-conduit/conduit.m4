@@ -2,7 +2,9 @@
 # configure.ac). ofi needs libfabric, found with pkg-config (package libfabric: Debian's
 # libfabric-dev), whose <rdma/fabric.h> compiles and whose fi_getinfo links, POSIX shared
 # memory (same-host peers) and pthreads. Substitutes OFI_CPPFLAGS and OFI_LIBS.
-GASNET_CONDUIT([ofi], [build ofi-conduit: Active Messages over libfabric, launched by gasnetrun_ofi (default: yes if libfabric is found)], [
+# As in the released library, ofi is probed only when asked (--enable-ofi), except on an
+# HPE Cray EX host (GASNET_CRAY_EX, acinclude.m4), where it is built if libfabric is found.
+GASNET_CONDUIT([ofi], [build ofi-conduit: Active Messages over libfabric, launched by gasnetrun_ofi (default: no, except on an HPE Cray EX host: yes there if libfabric is found)], [
   AS_IF([test -z "$PKG_CONFIG"], [AC_PATH_PROG([PKG_CONFIG], [pkg-config])])
   AC_MSG_CHECKING([for libfabric with pkg-config])
   AS_IF([test -z "$PKG_CONFIG"],
@@ -35,6 +37,11 @@ GASNET_CONDUIT([ofi], [build ofi-conduit: Active Messages over libfabric, launch
   ])
   AS_IF([test "$gasnet_conduit_ok" = yes],
     [AC_MSG_NOTICE([ofi-conduit: libfabric $gasnet_ofi_version found])])
+], [
+  GASNET_CRAY_EX
+  AS_IF([test "$gasnet_cv_cray_ex" != yes],
+    [enable_ofi=off
+     gasnet_conduit_why="not probed by default (not an HPE Cray EX host): configure with --enable-ofi to build it"])
 ])
 GASNET_HWLOC
 AC_SUBST([OFI_CPPFLAGS])

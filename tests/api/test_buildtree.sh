@@ -20,8 +20,14 @@
 #     only seq and par, --enable-pthreads and --disable-segment-everything are accepted;
 #     --disable-pthreads with --enable-par, --enable-segment-everything and a bare --with-cc
 #     stop configure with a message naming the option.
+#   test_buildtree.sh defaults BUILDDIR SRCDIR
+#     the released library's conduit defaults: a bare configure builds smp and udp, probes
+#     ofi-conduit only when asked (CONDUITS and the summary have no ofi, and the summary
+#     says --enable-ofi turns it on); --enable-ofi builds it when libfabric is found and
+#     otherwise stops configure saying why; an HPE Cray EX host (gasnet_cv_cray_ex=yes)
+#     probes it by default.
 set -u
-[ $# -eq 3 ] || { echo "usage: test_buildtree.sh tree|configure BUILDDIR SRCDIR" >&2; exit 2; }
+[ $# -eq 3 ] || { echo "usage: test_buildtree.sh tree|configure|defaults BUILDDIR SRCDIR" >&2; exit 2; }
 mode=$1
 BUILDDIR=$(cd "$2" && pwd) || exit 2
 SRCDIR=$(cd "$3" && pwd) || exit 2
@@ -181,9 +187,70 @@ check_configure() {
     done
 }
 
+# conf NAME ARGS...: configure in $tmp/NAME (output in $tmp/NAME.log); its status
+conf() {
+    local dir=$tmp/$1
+    shift
+    mkdir -p "$dir"
+    (cd "$dir" && "$SRCDIR/configure" "$@" > "$dir.log" 2>&1)
+}
+# conduits NAME: CONDUITS of the configured build $tmp/NAME; ofi_line NAME: its summary's ofi line
+conduits() { sed -n 's/^CONDUITS = //p' "$tmp/$1/Makefile" | head -1; }
+ofi_line() { sed -n '/^GASNet-EX .* configured\.$/,$p' "$tmp/$1.log" | grep -E '^ +ofi ' | head -1; }
+
+check_defaults() {
+    local have_fabric=no c line
+    pkg-config --exists libfabric 2>/dev/null && have_fabric=yes
+    # a bare configure, as a user (or a client such as UPC++) runs it: no option at all
+    if conf bare; then
+        c=$(conduits bare); line=$(ofi_line bare)
+        [[ " $c " == *" smp "* && " $c " == *" udp "* ]] && okmsg "bare configure: CONDUITS = $c" \
+            || bad "bare configure: CONDUITS = '$c' lacks smp or udp"
+        [[ " $c " == *" ofi "* ]] && bad "bare configure enabled ofi (libfabric found: $have_fabric): CONDUITS = $c"
+        grep -q '^GASNETI_CONDUITS = .*OFI' "$tmp/bare/Makefile" && bad "bare configure: GASNETI_CONDUITS names OFI"
+        if [[ $line == *skipped* && $line == *--enable-ofi* ]]; then okmsg "bare configure's summary: $(echo $line)"
+        else bad "bare configure's summary must say ofi is skipped and how to enable it (--enable-ofi), not '$line'"; fi
+        grep -q 'checking for libfabric' "$tmp/bare.log" && bad "bare configure looked for libfabric"
+    else
+        bad "bare configure failed: $(tail -5 "$tmp/bare.log")"
+    fi
+    # asked for: built where libfabric is found, else configure stops saying why
+    local few=(--disable-udp --disable-mpi --disable-ibv --disable-ucx)
+    if [ $have_fabric = yes ]; then
+        if conf asked "${few[@]}" --enable-ofi; then
+            c=$(conduits asked)
+            [ "$c" = "smp ofi" ] && [[ $(ofi_line asked) == *enabled* ]] && okmsg "--enable-ofi: CONDUITS = $c" \
+                || bad "--enable-ofi: CONDUITS = '$c', summary '$(ofi_line asked)'"
+        else
+            bad "configure --enable-ofi failed with libfabric installed: $(tail -5 "$tmp/asked.log")"
+        fi
+        if conf crayex "${few[@]}" gasnet_cv_cray_ex=yes; then
+            c=$(conduits crayex)
+            [ "$c" = "smp ofi" ] && okmsg "HPE Cray EX host (gasnet_cv_cray_ex=yes): CONDUITS = $c" \
+                || bad "HPE Cray EX host (gasnet_cv_cray_ex=yes) without options: CONDUITS = '$c', not 'smp ofi'"
+        else
+            bad "configure on an HPE Cray EX host failed: $(tail -5 "$tmp/crayex.log")"
+        fi
+    else
+        echo "skip: libfabric not found by pkg-config: --enable-ofi's build not checked"
+    fi
+    # asked for, libfabric not found (pkg-config given an empty search path): an error naming it
+    mkdir -p "$tmp/nopc"
+    if PKG_CONFIG_LIBDIR=$tmp/nopc PKG_CONFIG_PATH= conf missing "${few[@]}" --enable-ofi; then
+        bad "configure --enable-ofi without libfabric succeeded: CONDUITS = $(conduits missing)"
+    else
+        line=$(grep 'error:' "$tmp/missing.log" | head -1)
+        [[ $line == *--enable-ofi* && $line == *libfabric* ]] && okmsg "--enable-ofi without libfabric: $line" \
+            || bad "--enable-ofi without libfabric: the error '$line' must name --enable-ofi and libfabric"
+    fi
+    conf bad "${few[@]}" --enable-ofi=off && bad "configure --enable-ofi=off succeeded" \
+        || okmsg "--enable-ofi=off: $(grep 'error:' "$tmp/bad.log" | head -1)"
+}
+
 case $mode in
     tree) check_tree ;;
     configure) check_configure ;;
+    defaults) check_defaults ;;
     *) echo "test_buildtree.sh: unknown mode '$mode'" >&2; exit 2 ;;
 esac
 [ $failed -eq 0 ] && echo "PASS test_buildtree $mode" || echo "FAIL test_buildtree $mode"

@@ -4,8 +4,8 @@
 # or $UPCXX_TARBALL).  Layer: tests (driver; full tier).
 #   test_upcxx.sh SRCDIR [NETWORKS...]        (default networks: smp udp)
 # Unpacks UPC++ into a temporary directory and, as its INSTALL.md says:
-#   configure --with-gasnet=SRCDIR --prefix=<tmp>/inst --disable-ofi   (UPC++ configures and
-#        builds GASNet from this tree itself; UPC++ 2020.10 knows no ofi-conduit, see below)
+#   configure --with-gasnet=SRCDIR --prefix=<tmp>/inst   (nothing else: UPC++ configures and
+#        builds GASNet from this tree itself, with our configure's defaults)
 #   make all; make check NETWORKS=<each network> (every test UPC++ compiles must print its
 #   SUCCESS line); make install
 # then builds a program with the *installed* `upcxx` wrapper for smp, udp and mpi (those
@@ -59,13 +59,8 @@ upcxx_src=$(echo "$tmp"/src/upcxx-*)
 inst=$tmp/inst
 cd "$tmp/bld" || exit 2
 
-# UPC++ 2020.10's `make all` builds its library for every conduit GASNet's configure
-# enabled, and knows no ofi-conduit (it predates UPC++'s ofi support): where our configure
-# finds libfabric, ofi must be left out. UPC++'s configure passes --disable-ofi on to GASNet's.
-# ($UPCXX_GASNET_ARGS replaces it.)
-gasnet_args=${UPCXX_GASNET_ARGS---disable-ofi}
-step "UPC++ configure --with-gasnet=$SRCDIR $gasnet_args" "$tmp/configure.log" \
-    bash "$upcxx_src/configure" --with-gasnet="$SRCDIR" --prefix="$inst" $gasnet_args || exit 1
+step "UPC++ configure --with-gasnet=$SRCDIR" "$tmp/configure.log" \
+    bash "$upcxx_src/configure" --with-gasnet="$SRCDIR" --prefix="$inst" || exit 1
 step "make all" "$tmp/all.log" $MAKE all || exit 1
 for net in $networks; do
     log=$tmp/check-$net.log
