@@ -115,7 +115,8 @@ probe() {
     local np=absent
     case $conduit in smp|ofi) np=present ;; esac
     for want in "GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM $np" "GASNET_HAVE_MK_CLASS_CUDA_UVA absent" \
-                "GASNET_HAVE_MK_CLASS_HIP absent" "GASNET_HAVE_MK_CLASS_ZE absent" "gasnett_assume present"; do
+                "GASNET_HAVE_MK_CLASS_HIP absent" "GASNET_HAVE_MK_CLASS_ZE absent" "GASNET_HAVE_MK_CLASS_MULTIPLE absent" \
+                "gasnett_assume present"; do
         grep -qx "optional $want" "$out.run" || bad "$name: expected 'optional $want', got: $(grep "optional ${want% *}" "$out.run")"
     done
     okmsg "$name: probe built (-Werror), ran: platform $plat, $(grep -c '^optional' "$out.run") optional names as claimed"
