@@ -9,6 +9,7 @@
 #     $(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) -c x.c and
 #     $(GASNET_LD) $(GASNET_LDFLAGS) -o x x.o $(GASNET_LIBS), runs with 2 processes;
 #   - the same built with `pkg-config --cflags --libs gasnet-smp-par`;
+#   - bin/gasnetrun_smp runs that client too, bin/gasnet_trace -h prints its usage;
 #   - gasnet_fwd.h and gasnet_portable_platform.h are installed and compile alone (C, C++);
 #   - include/gasnet_config.h has exactly one #define each of GASNET_RELEASE_VERSION_MAJOR,
 #     _MINOR and _PATCH (the major a year);
@@ -76,6 +77,10 @@ for f in include/gasnetex.h include/gasnet.h include/gasnet_tools.h include/gasn
     [ -f "$ROOT/$f" ] || bad "missing $f"
 done
 [ -d "$ROOT/share/doc/GASNet" ] || bad "missing share/doc/GASNet/"
+# the programs the released install has for every build: the smp launcher, the trace report
+for f in gasnetrun_smp gasnet_trace; do [ -x "$ROOT/bin/$f" ] || bad "missing bin/$f"; done
+"$ROOT/bin/gasnet_trace" -h > "$tmp/trace-h.out" 2>&1 && grep -q -- '-report' "$tmp/trace-h.out" ||
+    bad "bin/gasnet_trace -h does not print its usage: $(head -3 "$tmp/trace-h.out")"
 # (the spec-version file newer UPC++ reads in a source tree is installed with the docs)
 [ -f "$ROOT/share/doc/GASNet/GASNet-EX.txt" ] || bad "missing share/doc/GASNet/GASNet-EX.txt"
 
@@ -170,6 +175,18 @@ check_run() { # dir how
 
 if (cd "$tmp/mak" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE $MAKE_RELOC > build.log 2>&1); then
     check_run "$tmp/mak" "smp-par.mak"
+    # the same client through the installed smp launcher (what upcxx-run and upcrun call)
+    if [ -x "$ROOT/bin/gasnetrun_smp" ]; then
+        timeout -k 5 60 "$ROOT/bin/gasnetrun_smp" -n 2 "$tmp/mak/x" > "$tmp/mak/runsmp.out" 2>&1
+        st=$?
+        if [ "$st" -ne 0 ] || [ "$(grep -c ': hello, AM ok, put ok$' "$tmp/mak/runsmp.out")" -ne 2 ]; then
+            bad "bin/gasnetrun_smp -n 2 (status $st):"; cat "$tmp/mak/runsmp.out"
+        else
+            okmsg "smp-par.mak: ran with 2 processes through bin/gasnetrun_smp"
+        fi
+    else
+        bad "missing bin/gasnetrun_smp"
+    fi
 else
     bad "building with smp-par.mak failed:"; cat "$tmp/mak/build.log"
 fi
