@@ -6,6 +6,7 @@
  * (gasnet_{put,get}{v,i,s}) is in gasnet_vis.h with the gex_VIS_* calls. */
 #ifndef GASNET_H
 #define GASNET_H
+#define _GASNET_H 1 /* the released header's guard, which clients test to tell which headers they have */
 
 #include <gasnetex.h>
 

@@ -10,6 +10,7 @@
  * pthread locks either way. Reference: docs/tools.md. */
 #ifndef GASNET_TOOLS_H
 #define GASNET_TOOLS_H
+#define _GASNET_TOOLS_H 1 /* the released header's guard, which clients test to tell which headers they have */
 
 #include <gasnet_config.h>
 #include <gasnet_portable_platform.h> /* PLATFORM_*: the released tools header gives them too */

@@ -10,6 +10,7 @@
  * thread-info macros) is at the end of this file. */
 #ifndef GASNETEX_H
 #define GASNETEX_H
+#define _GASNETEX_H 1 /* the released header's guard, which clients test to tell which headers they have */
 
 #include <limits.h>
 #include <stdlib.h>

@@ -6,6 +6,11 @@
  * named barriers, gasnet_exit.
  * Layer: tests (api). Does not use test_util.h's init: it must go through gasnet_init. */
 #include <gasnet.h>
+/* the released headers' guards: a GASNet-1 client's helper headers test them to tell a
+ * legacy client (gasnet.h) from a GASNet-EX one */
+#if !defined(_GASNET_H) || !defined(_GASNETEX_H) || !defined(_GASNET_TOOLS_H)
+#  error "gasnet.h must define _GASNET_H, _GASNETEX_H and _GASNET_TOOLS_H as the released headers do"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
