@@ -18,7 +18,9 @@
 #     -Werror=deprecated-declarations, and builds with GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED=0;
 #   - PRIuSZ/PRIdSZ/PRIxSZ, MIN and MAX (which the released headers give every client) with
 #     -Wall -Wextra -Werror in C99 and C++11: glibc's <sys/param.h> (its own MIN/MAX) may come
-#     before or after gasnet_tools.h, and a client's own MIN defined first is kept.
+#     before or after gasnet_tools.h, and a client's own MIN defined first is kept;
+#   - every prototype README-tools lists (tests/api/test_tools_proto.c) takes arguments of
+#     the documented types and has the documented result type, in both threading modes.
 # Layer: tests (driver).
 set -u
 [ $# -eq 2 ] || { echo "usage: test_tools_cc.sh BUILDDIR SRCDIR" >&2; exit 2; }
@@ -237,6 +239,19 @@ for lang in c c++; do
         bad "$lang: with GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED=0 the call is still an error:"; cat "$log"
     else
         ok "$lang: GASNETT_DEPRECATED warns at a call, and not with its knob at 0"
+    fi
+done
+
+# every prototype of README-tools, with its documented argument and result types, in both
+# threading modes (tests/api/test_tools_proto.c)
+for mode in GASNETT_THREAD_SAFE GASNETT_THREAD_SINGLE; do
+    log="$tmp/proto-$mode.log"
+    if $CC -std=gnu11 -Wall -Werror -Werror=incompatible-pointer-types -Werror=int-conversion \
+           -Werror=discarded-qualifiers -Wno-unused-function -I"$S" -I"$S/other" -I"$B" -D_GNU_SOURCE \
+           -D$mode=1 -c -o "$tmp/proto.o" "$S/tests/api/test_tools_proto.c" > "$log" 2>&1; then
+        ok "C, $mode: the $(grep -c '^static void chk' "$S/tests/api/test_tools_proto.c") README-tools prototypes, as documented"
+    else
+        bad "C, $mode: a README-tools prototype differs from gasnet_tools.h:"; head -20 "$log"
     fi
 done
 exit $failed
