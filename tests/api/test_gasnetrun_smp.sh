@@ -38,13 +38,7 @@ cleanup() {
 trap cleanup EXIT
 out="$tmp/out" err="$tmp/err"
 failed=0
-bad() {
-    echo "FAIL $NAME: $*"
-    echo "--- stdout:"; cat "$out"; echo "--- stderr:"; cat "$err"
-    failed=1
-}
-ok() { echo "ok   $*"; }
-hexof() { printf 'x'; printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
+. "$(dirname "$0")/../harness/launchlib.sh" # bad, ok, hexof
 ARGS=("two words" "" "-np" "--")
 
 # run NAME EXPECTED_STATUS LAUNCHER-ARGS...: the job in the foreground, with a timeout

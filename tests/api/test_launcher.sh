@@ -44,15 +44,7 @@ cleanup() {
 trap cleanup EXIT
 out="$tmp/out" err="$tmp/err"
 failed=0
-bad() {
-    echo "FAIL $NAME: $*"
-    echo "--- stdout:"; cat "$out"; echo "--- stderr:"; cat "$err"
-    failed=1
-}
-ok() { echo "ok   $*"; }
-
-# hex of a string as test_launch prints it ("x" first, so an empty one is a word too)
-hexof() { printf 'x'; printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
+. "$(dirname "$0")/../harness/launchlib.sh" # bad, ok, hexof
 
 ARGS=("two words" "" "it's" 'say "hi"' '$HOME `id`' 'back\slash' '*' $'tab\there' "--" "-np")
 FWD='forwarded "value" with $dollar and spaces'

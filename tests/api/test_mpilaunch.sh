@@ -27,8 +27,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gasnet-test-mpilaunch.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 out="$tmp/out" err="$tmp/err"
 failed=0
+. "$(dirname "$0")/../harness/launchlib.sh" # hexof; its bad is replaced here:
 bad() { echo "FAIL test_mpilaunch: $*"; failed=1; }
-hexof() { printf 'x'; printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 mpirun_path=$(sed -n 's/^template="${MPIRUN_CMD:-\(.*\) -np %N %P %A}"$/\1/p' "$RUNMPI")
 
 # check_ranks N NAME ARGS...: each rank printed these arguments, TEST_FWD and "done"

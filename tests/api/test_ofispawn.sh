@@ -47,12 +47,7 @@ cleanup() {
 trap cleanup EXIT
 out="$tmp/out" err="$tmp/err"
 failed=0
-bad() {
-    echo "FAIL $NAME: $*"
-    echo "--- stdout:"; cat "$out"; echo "--- stderr:"; cat "$err"
-    failed=1
-}
-hexof() { printf 'x'; printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
+. "$(dirname "$0")/../harness/launchlib.sh" # bad, ok, hexof
 run() { timeout -k 5 90 "$@" > "$out" 2> "$err" < /dev/null; }
 
 ARGS=("two words" "" "it's" '$HOME "q" *' "-n" "x%Ny%A")
