@@ -99,12 +99,15 @@ static gex_TM_t new_team(gex_EP_t local, gex_Rank_t *jr, gex_EP_Index_t *ep, gex
 }
 
 /* The scratch space a client grants a new team whose endpoint is ep: none with
- * GEX_FLAG_TM_NO_SCRATCH or a zero size (the address is then ignored, as the released
- * text says); with GEX_FLAG_SCRATCH_SEG_OFFSET, `addr` is an offset into ep's bound
+ * GEX_FLAG_TM_NO_SCRATCH (the address is then ignored, as the released text says) or a
+ * NULL address; with GEX_FLAG_SCRATCH_SEG_OFFSET, `addr` is an offset into ep's bound
  * segment (0 is a valid one) and the address is kept. NULL: nothing granted, so that
- * gex_TM_Destroy returns non-zero exactly when the client granted space. */
+ * gex_TM_Destroy returns non-zero exactly when the client granted space. A size of 0 with
+ * an address (which the released text forbids, but which follows our SCRATCH_SIZE answer
+ * of 0: UPC++ 2020.10 allocates that much and passes it) is still a grant: the client
+ * gets its address back from gex_TM_Destroy, to free it. */
 static void *granted_scratch(gex_EP_t ep, void *addr, size_t size, gex_Flags_t flags, const char *call) {
-    if ((flags & GEX_FLAG_TM_NO_SCRATCH) || !size) return NULL;
+    if (flags & GEX_FLAG_TM_NO_SCRATCH) return NULL;
     if (!(flags & GEX_FLAG_SCRATCH_SEG_OFFSET)) return addr;
     gex_Segment_t seg = ep->_segment;
     uintptr_t off = (uintptr_t)addr;

@@ -790,6 +790,16 @@ static void check_scratch_offsets(gex_EP_Location_t *args) {
     back.gex_addr = NULL, back.gex_len = 0;
     CHECK(gex_TM_Destroy(at4, &back, 0) != 0);
     CHECK(back.gex_addr == scratch_at(4) && back.gex_len == SCRATCH);
+    /* UPC++ 2020.10's way: grant the recommended size (0 here: none is needed) at an
+     * address it allocated, and on destroy expect that address back to free it */
+    gex_TM_t rec = GEX_TM_INVALID;
+    size_t recsz = gex_TM_Split(&rec, test_tm, 0, 0, NULL, 0, GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED);
+    CHECK(rec == GEX_TM_INVALID); /* a query creates nothing */
+    gex_TM_Split(&rec, test_tm, 0, 0, scratch_at(6), recsz, 0);
+    CHECK(rec != GEX_TM_INVALID);
+    back.gex_addr = NULL, back.gex_len = 77;
+    CHECK(gex_TM_Destroy(rec, &back, GEX_FLAG_GLOBALLY_QUIESCED) != 0);
+    CHECK(back.gex_addr == scratch_at(6) && back.gex_len == recsz);
 }
 
 /* gex_EP_PublishBoundSegment with the primordial endpoint (whose segment
