@@ -18,8 +18,8 @@ typedef struct {
     void (*fnptr)();
 } gasnet_handlerentry_t;
 
-extern int gasneti_legacy_init(int *linkconfig, int *argc, char ***argv);
-#define gasnet_init(argc, argv) gasneti_legacy_init(&GASNETI_LINKCONFIG, argc, argv)
+extern int gasneti_legacy_init(int *linkconfig, const struct gasneti_layer_s *layer, int *argc, char ***argv);
+#define gasnet_init(argc, argv) gasneti_legacy_init(&GASNETI_LINKCONFIG, &gasnete_layer, argc, argv)
 extern int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset);
 #if GASNETI_TRACE /* the caller's source line for gasnet_trace (see gasnete_rma_api.h) */
 #  define gasnet_attach(...) (GASNETI_TRACE_SRC(), gasnet_attach(__VA_ARGS__))

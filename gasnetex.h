@@ -69,11 +69,16 @@ GASNETI_END_EXTERNC
 GASNETI_BEGIN_EXTERNC
 
 /* ---- client, segment, team, endpoint ---- */
-extern int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
+/* the extended layer's registration with the core (gasnet_extended/gasnete_amrma.c;
+ * gasnet_core/gasneti_internal.h): the public layer hands it down at initialization */
+struct gasneti_layer_s;
+extern const struct gasneti_layer_s gasnete_layer;
+extern int gasneti_Client_Init(int *linkconfig, const struct gasneti_layer_s *layer, gex_Client_t *client_p,
+                               gex_EP_t *ep_p, gex_TM_t *tm_p,
                                const char *clientName, int *argc, char ***argv, gex_Flags_t flags);
 /* Taking the address of the link-config symbol makes a mode mismatch a link error. */
 #define gex_Client_Init(client_p, ep_p, tm_p, name, argc, argv, flags) \
-    gasneti_Client_Init(&GASNETI_LINKCONFIG, client_p, ep_p, tm_p, name, argc, argv, flags)
+    gasneti_Client_Init(&GASNETI_LINKCONFIG, &gasnete_layer, client_p, ep_p, tm_p, name, argc, argv, flags)
 
 extern int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size);
 extern int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,

@@ -298,7 +298,8 @@ void gasneti_bad_endpoint(gex_Rank_t src, unsigned category, unsigned is_req, un
 }
 
 /* ---- progress ---- */
-int gasnete_progress_needed; /* nonzero while an extended-layer operation needs polling */
+int gasneti_progress_needed; /* nonzero while the layer above needs its progress polled */
+const struct gasneti_layer_s *gasneti_layer;
 
 /* A poll of shared memory alone (smp-conduit) that found nothing ends with a spin hint
  * (a pause on x86): the caller is most likely waiting in a loop, and the pause leaves the
@@ -336,7 +337,8 @@ int gasneti_AMPoll(void) {
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_AMPoll");
     int n = gasneti_pshm_poll(0);
     if (!GASNETC_NBRHD_ONLY) n += gasnetc_poll();
-    if (__atomic_load_n(&gasnete_progress_needed, __ATOMIC_RELAXED)) gasnete_progress();
+    if (__atomic_load_n(&gasneti_progress_needed, __ATOMIC_RELAXED) && gasneti_layer->progress)
+        gasneti_layer->progress();
     gasneti_poll_backoff(n);
     return GASNET_OK;
 }

@@ -129,10 +129,11 @@ static const char config_ident[] __attribute__((used)) = "$GASNetConfig: " GASNE
 const char *gasnet_config_string(void) { return GASNET_CONFIG_STRING; }
 
 
-int gasneti_Client_Init(int *linkconfig, gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p,
-                        const char *clientName, int *argc, char ***argv, gex_Flags_t flags) {
+int gasneti_Client_Init(int *linkconfig, const struct gasneti_layer_s *layer, gex_Client_t *client_p, gex_EP_t *ep_p,
+                        gex_TM_t *tm_p, const char *clientName, int *argc, char ***argv, gex_Flags_t flags) {
     (void)linkconfig;
     if (gasneti_init_done) gasneti_fatalerror("gex_Client_Init: this release supports one client per process");
+    gasneti_layer = layer;
     if (!client_p || !ep_p || !tm_p) gasneti_fatalerror("gex_Client_Init: client_p, ep_p and tm_p must not be NULL");
     /* any non-empty name, as the released library takes (the v0.8 text's [A-Z][A-Z0-9_]+
      * would refuse UPC++'s "upcxx" and GASNet's own tests' names) */

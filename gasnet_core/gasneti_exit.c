@@ -66,7 +66,8 @@ int gasneti_exit_overdue(void) {
 static void exit_collectively(int code) {
     double deadline = now_sec() + exit_timeout;
     __atomic_store(&exit_deadline, &deadline, __ATOMIC_RELAXED);
-    if (GASNETC_RMA_FLUSH && !gasneti_cur_token) gasnete_rma_quiesce(); /* peers still poll for it */
+    if (GASNETC_RMA_FLUSH && !gasneti_cur_token && gasneti_layer && gasneti_layer->quiesce)
+        gasneti_layer->quiesce(); /* peers still poll for it */
     gasneti_boot->exit_notify(code, 1);
     int may_poll = !gasneti_cur_token;
     while (!gasneti_boot->all_exiting()) {

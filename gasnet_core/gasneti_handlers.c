@@ -10,7 +10,8 @@ size_t gasneti_am_max_long = GASNETC_MAX_LONG;
 
 /* Library handlers live below GEX_AM_INDEX_BASE, registered on every endpoint. */
 void gasneti_handlers_init(gex_EP_t ep) {
-    for (const gex_AM_Entry_t *e = gasnete_handlers; e->gex_fnptr; e++) {
+    if (!gasneti_layer || !gasneti_layer->handlers) return;
+    for (const gex_AM_Entry_t *e = gasneti_layer->handlers; e->gex_fnptr; e++) {
         gasneti_assert(e->gex_index > 0 && e->gex_index < GEX_AM_INDEX_BASE);
         ep->_handlers[e->gex_index] = *e;
     }

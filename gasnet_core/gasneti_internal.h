@@ -126,10 +126,22 @@ enum {
 extern void gasneti_noop_handler(gex_Token_t token); /* gasneti_am_prepare.c */
 #define GASNETI_NARGS_ANY (~0u) /* legacy registrations: any argument count */
 extern int gasneti_register_handlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries, int legacy);
-extern const gex_AM_Entry_t gasnete_handlers[]; /* terminated by a NULL gex_fnptr */
-/* gasnete_rma.c: every put issued so far complete at its target (a flush, when puts
- * need one: conduit_contract.h, GASNETC_RMA_FLUSH); at a normal exit */
-extern void gasnete_rma_quiesce(void);
+/* What the layer above the core (the extended layer) registers with it: the public
+ * gex_Client_Init and gasnet_init macros pass the extended layer's record to
+ * gasneti_Client_Init, so the core never names that layer (dependence runs downward).
+ *   handlers: its own AM handlers, below GEX_AM_INDEX_BASE, terminated by a NULL
+ *             gex_fnptr; registered on every endpoint (gasneti_handlers_init);
+ *   progress: polled by gasneti_AMPoll while gasneti_progress_needed is nonzero (barriers,
+ *             collectives);
+ *   quiesce:  at a normal exit, every put issued so far complete at its target (a flush,
+ *             when puts need one: conduit_contract.h, GASNETC_RMA_FLUSH).
+ * Any member may be NULL (a core used alone, as in unit tests). */
+struct gasneti_layer_s {
+    const gex_AM_Entry_t *handlers;
+    void (*progress)(void);
+    void (*quiesce)(void);
+};
+extern const struct gasneti_layer_s *gasneti_layer; /* set by gasneti_Client_Init */
 
 /* ---- job, neighborhood, host ---- */
 typedef struct gasneti_bootstrap_s gasneti_bootstrap_t; /* defined in conduit_contract.h */
@@ -262,8 +274,9 @@ extern volatile int gasneti_exiting;
 /* 1 once a normal exit (gasnet_exit, a return from main) has run past GASNET_EXITTIMEOUT:
  * what the exit waits for (a flush: conduit_contract.h) gives up then */
 extern int gasneti_exit_overdue(void);
-extern void gasnete_progress(void);     /* extended-layer progress (barriers) */
-extern int gasnete_progress_needed;
+/* nonzero while an operation of the layer above needs its progress function polled
+ * (gasneti_layer->progress); that layer increments and decrements it atomically */
+extern int gasneti_progress_needed;
 
 /* ---- errors and environment ---- */
 extern void gasneti_fatalerror(const char *fmt, ...) GASNETI_FORMAT_PRINTF(1, 2) GASNETI_NORETURN GASNETI_COLD;

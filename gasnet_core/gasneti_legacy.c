@@ -11,9 +11,9 @@ static gex_EP_t legacy_ep;
 static gex_TM_t legacy_tm;
 static gex_Segment_t legacy_seg;
 
-int gasneti_legacy_init(int *linkconfig, int *argc, char ***argv) {
+int gasneti_legacy_init(int *linkconfig, const struct gasneti_layer_s *layer, int *argc, char ***argv) {
     if (gasneti_init_done) gasneti_fatalerror("gasnet_init: called more than once");
-    return gasneti_Client_Init(linkconfig, &legacy_client, &legacy_ep, &legacy_tm, "GASNET1", argc, argv,
+    return gasneti_Client_Init(linkconfig, layer, &legacy_client, &legacy_ep, &legacy_tm, "GASNET1", argc, argv,
                                GEX_FLAG_USES_GASNET1);
 }
 

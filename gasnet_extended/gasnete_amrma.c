@@ -53,7 +53,7 @@ extern void gasnete_barrier_handler(gex_Token_t t, gex_AM_Arg_t team, gex_AM_Arg
                                     gex_AM_Arg_t flags, gex_AM_Arg_t value);
 
 #define H(idx, fn, fl, n) {idx, (gex_AM_Fn_t)fn, fl, n, NULL, #fn}
-const gex_AM_Entry_t gasnete_handlers[] = {
+static const gex_AM_Entry_t gasnete_handlers[] = {
     H(GASNETI_HIDX_BARRIER, gasnete_barrier_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 5),
     H(GASNETI_HIDX_AMRMA_PUT_REQ, put_req_handler, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 2),
     H(GASNETI_HIDX_AMRMA_PUT_REP, put_rep_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 2),
@@ -71,6 +71,10 @@ const gex_AM_Entry_t gasnete_handlers[] = {
     H(GASNETI_HIDX_NOOP, gasneti_noop_handler, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0),
     {0, NULL, 0, 0, NULL, NULL}};
 #undef H
+
+/* what this layer registers with the core (gasnet_core/gasneti_internal.h): the public
+ * gex_Client_Init / gasnet_init macros pass it to gasneti_Client_Init */
+const struct gasneti_layer_s gasnete_layer = {gasnete_handlers, gasnete_progress, gasnete_rma_quiesce};
 
 int gasnete_amrma_put(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n,
                       gasneti_counter_t *done, gex_Flags_t flags) {

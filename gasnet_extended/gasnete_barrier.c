@@ -134,7 +134,7 @@ void gasnete_progress(void) {
         uint32_t seq = op->seq;
         if (op->round == nrounds) { /* complete */
             if (!(op_head = op->next)) op_tail = &op_head;
-            __atomic_sub_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
+            __atomic_sub_fetch(&gasneti_progress_needed, 1, __ATOMIC_RELAXED);
             gasneti_counter_done(&op->ev->pending);
             if (!op->keep) free(op);
         }
@@ -171,7 +171,7 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
     __atomic_store_n(&gasneti_barriers_started, next_seq, __ATOMIC_RELEASE);
     *op_tail = op;
     op_tail = &op->next;
-    __atomic_add_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&gasneti_progress_needed, 1, __ATOMIC_RELAXED);
     gex_HSL_Unlock(&lock);
     return ev;
 }

@@ -596,7 +596,7 @@ void gasnete_coll_progress(void) {
             *pp = o->next;
             free(o);
             __atomic_sub_fetch(&coll_live, 1, __ATOMIC_RELEASE);
-            __atomic_sub_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
+            __atomic_sub_fetch(&gasneti_progress_needed, 1, __ATOMIC_RELAXED);
         } else {
             pp = &o->next;
         }
@@ -618,7 +618,7 @@ static gex_Event_t start_chain(collop_t *o, gex_Event_t ev) {
     if (ev) gasneti_counter_add(&ev->pending);
     else ev = gasnete_event_new(1);
     last->ev = ev;
-    __atomic_add_fetch(&gasnete_progress_needed, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&gasneti_progress_needed, 1, __ATOMIC_RELAXED);
     gex_HSL_Lock(&inbox_lock);
     *new_tail = o;
     new_tail = &o->next;

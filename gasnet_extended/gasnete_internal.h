@@ -61,6 +61,11 @@ static inline gasneti_counter_t *gasnete_nbi_counter(int cat) {
  * complete at its target: at once if a flush begun after that put has returned, else
  * after one gasnetc_rma_flush covering every put issued so far. */
 extern void gasnete_rma_flush_upto(uint64_t seq);
+/* registered with the core in gasnete_layer (gasnete_amrma.c): barrier and collective
+ * progress (gasnete_barrier.c), polled while gasneti_progress_needed; every put issued so
+ * far complete at its target, at a normal exit (gasnete_rma.c) */
+extern void gasnete_progress(void);
+extern void gasnete_rma_quiesce(void);
 
 /* A live event of kind GASNETE_EV_OTHER from this thread's pool, `pending` outstanding. */
 extern gex_Event_t gasnete_event_new(int pending);
