@@ -198,7 +198,7 @@ extern uintptr_t gasnet_getMaxLocalSegmentSize(void);
 extern uintptr_t gasnet_getMaxGlobalSegmentSize(void);
 
 /* The thread-identification optimization (GASNet-1 spec 3.6.1). GASNET_GET_THREADINFO()
- * is the calling thread's library state (gasnet_extended/gasnete_event.c: its events and
+ * is the calling thread's library state (gasnet_core/gasneti_event.c: its events and
  * NBI counters), never NULL, the same value every time on one thread. Posting it has no
  * run-time effect (the library reaches that state through thread-local storage at the
  * same cost): GASNET_POST_THREADINFO(info) and GASNET_BEGIN_FUNCTION() are a block-scope
@@ -207,9 +207,9 @@ extern uintptr_t gasnet_getMaxGlobalSegmentSize(void);
  * shadowed or redefined name; `info` is not evaluated, only checked to be a
  * gasnet_threadinfo_t (the undefined gasnete_threadinfo_check is only named in sizeof). */
 typedef void *gasnet_threadinfo_t;
-extern gasnet_threadinfo_t gasnete_threadinfo(void);
+extern gasnet_threadinfo_t gasneti_threadinfo(void);
 extern char gasnete_threadinfo_check(gasnet_threadinfo_t _info);
-#define GASNET_GET_THREADINFO() gasnete_threadinfo()
+#define GASNET_GET_THREADINFO() gasneti_threadinfo()
 #define GASNET_POST_THREADINFO(info) \
     extern void gasnete_threadinfo_posted(char (*)[sizeof(gasnete_threadinfo_check(info))])
 #define GASNET_BEGIN_FUNCTION() GASNET_POST_THREADINFO(GASNET_GET_THREADINFO())

@@ -379,7 +379,7 @@ extern int gasnetc_amo(gex_Rank_t jobrank, void *tgt, gex_DT_t dt, gex_OP_t op, 
  * gasnetc_rma_flush_on is 1 (decided in gasnetc_network_init, the same on every rank),
  * gasnetc_put signals rc when the put is locally complete, as it signals lc; the data
  * is in place at the target only once a gasnetc_rma_flush called after that signal has
- * returned. The extended layer (gasnete_rma.c, gasnete_event.c) numbers such puts and
+ * returned. The core (gasneti_event.c, for gasnete_rma.c's puts) numbers such puts and
  * calls gasnetc_rma_flush lazily, once for everything issued before it, when a client
  * syncs them: an NB put's event (Wait or Test), gex_NBI_Wait/Test with GEX_EC_PUT, the
  * event of an access region with puts, and a normal exit (gasnet_exit or a return from

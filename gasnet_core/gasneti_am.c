@@ -103,7 +103,7 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
                              : m->nbytes > GASNETC_NET_MEDIUM && m->nbytes > GASNETI_MEDIUM_PIECE(m)))
         return gasneti_frag_send(m, lc_opt);
 #endif
-    return gasnete_am_send_network(m, lc_opt);
+    return gasneti_am_send_network(m, lc_opt);
 }
 
 #if GASNETI_DEBUG

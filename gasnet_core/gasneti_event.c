@@ -1,24 +1,26 @@
-/* gasnete_event.c: events (gex_Event_t), leaf queries, implicit-event (NBI)
- * synchronization and NBI access regions. Layer: extended.
+/* gasneti_event.c: events (gex_Event_t), leaf queries, implicit-event (NBI)
+ * synchronization and NBI access regions, the local completion of AMs sent through the
+ * network, and remote completion of puts by flush. Layer: core (AMs and the extended
+ * layer's RMA both complete through these).
  * An event is a pooled per-thread object holding a counter of operations still
  * outstanding; whoever completes an operation decrements it (possibly a handler on
- * another thread). A root may own a local-completion leaf (gasnete_internal.h). NBI
+ * another thread). A root may own a local-completion leaf (gasneti_event.h). NBI
  * operations count into per-thread counters, one per event category, or into the open
  * access region's root and leaf. Test never polls; Wait polls until done.
  * Handler context: the spec (gasnet-ex-api-v0.8.txt, "Calls from restricted context")
  * forbids every test/wait in an AM handler or under a handler-safe lock; debug builds
  * stop each such call with a message naming it. */
-#include "gasnete_internal.h"
+#include "gasneti_event.h"
 
 #include <string.h>
 
-GASNETI_THREADLOCAL gasnete_threaddata_t gasnete_td;
+GASNETI_THREADLOCAL gasneti_threaddata_t gasneti_td;
 
 /* GASNET_GET_THREADINFO() (gasnetex.h): this thread's state above */
-gasnet_threadinfo_t gasnete_threadinfo(void) { return &gasnete_td; }
+gasnet_threadinfo_t gasneti_threadinfo(void) { return &gasneti_td; }
 
-gex_Event_t gasnete_event_new(int pending) {
-    gasnete_threaddata_t *td = &gasnete_td;
+gex_Event_t gasneti_event_new(int pending) {
+    gasneti_threaddata_t *td = &gasneti_td;
     gex_Event_t ev = td->free_events;
     if (ev)
         td->free_events = ev->next;
@@ -30,10 +32,10 @@ gex_Event_t gasnete_event_new(int pending) {
     return ev;
 }
 
-void gasnete_event_free(gex_Event_t ev) {
+void gasneti_event_free(gex_Event_t ev) {
     ev->live = 0;
-    ev->next = gasnete_td.free_events;
-    gasnete_td.free_events = ev;
+    ev->next = gasneti_td.free_events;
+    gasneti_td.free_events = ev;
 }
 
 /* Complete: nothing pending, and (a root) its leaf neither; then, if it counts puts
@@ -42,7 +44,7 @@ static inline int event_done(gex_Event_t ev) {
     if (gasneti_atomic_read(&ev->pending)) return 0;
     if (ev->leaf && gasneti_atomic_read(&ev->leaf->pending)) return 0;
     if (GASNETC_RMA_FLUSH && ev->flush_seq) { /* its puts are locally complete: now remotely */
-        gasnete_rma_flush_upto(ev->flush_seq);
+        gasneti_rma_flush_upto(ev->flush_seq);
         ev->flush_seq = 0;
     }
     return 1;
@@ -51,9 +53,9 @@ static inline int event_done(gex_Event_t ev) {
 /* After a successful sync: a root goes back to the pool with its leaf; a leaf stays
  * until its root is synced (the client may still query or sync it again). */
 static inline void event_retire(gex_Event_t ev) {
-    if (ev->kind == GASNETE_EV_LEAF) return;
-    if (ev->leaf) gasnete_event_free(ev->leaf);
-    gasnete_event_free(ev);
+    if (ev->kind == GASNETI_EV_LEAF) return;
+    if (ev->leaf) gasneti_event_free(ev->leaf);
+    gasneti_event_free(ev);
 }
 
 #if GASNETI_DEBUG
@@ -81,7 +83,7 @@ static void check_array(gex_Event_t *pev, size_t n, gex_Flags_t flags, const cha
 #    define check_array(pev, n, flags, call) ((void)0)
 #endif
 
-int gasnete_event_test(gex_Event_t ev) {
+int gasneti_event_test(gex_Event_t ev) {
     check_context("gex_Event_Test", 0);
     check_event(ev, "gex_Event_Test");
     if (ev == GEX_EVENT_INVALID) return GASNET_OK; /* debug builds come here for the checks */
@@ -90,7 +92,7 @@ int gasnete_event_test(gex_Event_t ev) {
     return GASNET_OK;
 }
 
-void gasnete_event_wait(gex_Event_t ev) {
+void gasneti_event_wait(gex_Event_t ev) {
     check_context("gex_Event_Wait", 0);
     check_event(ev, "gex_Event_Wait");
     if (ev == GEX_EVENT_INVALID) return;
@@ -157,18 +159,46 @@ void gex_Event_WaitSome(gex_Event_t *pev, size_t n, gex_Flags_t flags) {
     }
 }
 
-/* ---- the events of NB puts (see gasnete_internal.h) ---- */
+/* ---- remote completion by flush (conduit_contract.h, GASNETC_RMA_FLUSH) ----
+ * Puts needing a flush are numbered 1, 2, ... in the order their gasnetc_put returned
+ * (gasneti_rma_flush_issued); flush_done: every put up to that number is complete at its
+ * target. A flush covers what was issued when it began, so concurrent syncs of many puts
+ * share one. */
+uint64_t gasneti_rma_flush_issued;
+#if GASNETC_RMA_FLUSH
+static uint64_t flush_done;
+#endif
+
+void gasneti_rma_flush_upto(uint64_t seq) {
+#if GASNETC_RMA_FLUSH
+    if (__atomic_load_n(&flush_done, __ATOMIC_ACQUIRE) >= seq) return;
+    uint64_t upto = __atomic_load_n(&gasneti_rma_flush_issued, __ATOMIC_ACQUIRE);
+    gasnetc_rma_flush();
+    uint64_t d = __atomic_load_n(&flush_done, __ATOMIC_RELAXED);
+    while (d < upto && !__atomic_compare_exchange_n(&flush_done, &d, upto, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    }
+#else
+    (void)seq;
+#endif
+}
+
+void gasneti_rma_flush_all(void) {
+    uint64_t last = __atomic_load_n(&gasneti_rma_flush_issued, __ATOMIC_ACQUIRE);
+    if (last) gasneti_rma_flush_upto(last);
+}
+
+/* ---- the events of NB puts (see gasneti_event.h) ---- */
 #define LC_IS_EVENT(lc_opt) ((uintptr_t)(lc_opt) > (uintptr_t)GEX_EVENT_GROUP)
 
-gex_Event_t gasnete_put_event(gex_Event_t *lc_opt, gex_Flags_t flags, gasneti_counter_t **lc_p) {
-    gex_Event_t ev = gasnete_event_new(0);
-    ev->kind = GASNETE_EV_PUT;
+gex_Event_t gasneti_put_event(gex_Event_t *lc_opt, gex_Flags_t flags, gasneti_counter_t **lc_p) {
+    gex_Event_t ev = gasneti_event_new(0);
+    ev->kind = GASNETI_EV_PUT;
     *lc_p = NULL;
     if (LC_IS_EVENT(lc_opt) || (flags & GEX_FLAG_ENABLE_LEAF_LC)) {
         ev->has_lc = 1;
         if (lc_opt != GEX_EVENT_NOW) { /* NOW with the flag: the leaf is complete at return */
-            gex_Event_t leaf = gasnete_event_new(0);
-            leaf->kind = GASNETE_EV_LEAF;
+            gex_Event_t leaf = gasneti_event_new(0);
+            leaf->kind = GASNETI_EV_LEAF;
             ev->leaf = leaf;
             *lc_p = &leaf->pending;
         }
@@ -178,30 +208,30 @@ gex_Event_t gasnete_put_event(gex_Event_t *lc_opt, gex_Flags_t flags, gasneti_co
     return ev;
 }
 
-gex_Event_t gasnete_put_event_started(gex_Event_t ev, gex_Event_t *lc_opt) {
+gex_Event_t gasneti_put_event_started(gex_Event_t ev, gex_Event_t *lc_opt) {
     gex_Event_t leaf = ev->leaf;
     if (leaf && !gasneti_atomic_read(&leaf->pending)) { /* complete already: nothing to keep */
-        gasnete_event_free(leaf);
+        gasneti_event_free(leaf);
         ev->leaf = leaf = NULL;
     }
     if (LC_IS_EVENT(lc_opt)) *lc_opt = leaf ? leaf : GEX_EVENT_INVALID;
     return ev;
 }
 
-void gasnete_put_event_cancel(gex_Event_t ev) {
-    if (ev->leaf) gasnete_event_free(ev->leaf);
-    gasnete_event_free(ev);
+void gasneti_put_event_cancel(gex_Event_t ev) {
+    if (ev->leaf) gasneti_event_free(ev->leaf);
+    gasneti_event_free(ev);
 }
 
 /* ---- leaf events ---- */
 /* the categories for which a root is its own leaf */
 static gex_EC_t kind_categories(int kind) {
     switch (kind) {
-    case GASNETE_EV_PUT:
+    case GASNETI_EV_PUT:
         return GEX_EC_PUT;
-    case GASNETE_EV_GET:
+    case GASNETI_EV_GET:
         return GEX_EC_GET;
-    case GASNETE_EV_AMLC:
+    case GASNETI_EV_AMLC:
         return GEX_EC_LC;
     default:
         return 0;
@@ -245,7 +275,7 @@ gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t category) {
                            call, (unsigned)category);
     if (root != GEX_EVENT_INVALID) {
         if (!root->live) gasneti_fatalerror("%s: root event %p was already synced", call, (void *)root);
-        if (root->kind == GASNETE_EV_LEAF) gasneti_fatalerror("%s: event %p is a leaf, not a root", call, (void *)root);
+        if (root->kind == GASNETI_EV_LEAF) gasneti_fatalerror("%s: event %p is a leaf, not a root", call, (void *)root);
         if (category == GEX_EC_LC && !root->has_lc && !(kind_categories(root->kind) & GEX_EC_LC))
             gasneti_fatalerror("%s: %s event has no GEX_EC_LC (0x%x) leaf: local completion was not requested (lc_opt "
                                "GEX_EVENT_NOW or GEX_EVENT_DEFER without GEX_FLAG_ENABLE_LEAF_LC, or not a put)",
@@ -264,11 +294,11 @@ gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t category) {
 
 /* ---- NBI synchronization ---- */
 static int nbi_done(gex_EC_t mask) {
-    for (int c = 0; c < GASNETE_NBI_NCAT; c++)
-        if ((mask & ((gex_EC_t)1 << c)) && gasneti_atomic_read(&gasnete_td.nbi[c])) return 0;
-    if (GASNETC_RMA_FLUSH && (mask & GEX_EC_PUT) && gasnete_td.nbi_flush_seq) { /* see event_done */
-        gasnete_rma_flush_upto(gasnete_td.nbi_flush_seq);
-        gasnete_td.nbi_flush_seq = 0;
+    for (int c = 0; c < GASNETI_NBI_NCAT; c++)
+        if ((mask & ((gex_EC_t)1 << c)) && gasneti_atomic_read(&gasneti_td.nbi[c])) return 0;
+    if (GASNETC_RMA_FLUSH && (mask & GEX_EC_PUT) && gasneti_td.nbi_flush_seq) { /* see event_done */
+        gasneti_rma_flush_upto(gasneti_td.nbi_flush_seq);
+        gasneti_td.nbi_flush_seq = 0;
     }
     return 1;
 }
@@ -279,7 +309,7 @@ static int nbi_done(gex_EC_t mask) {
 static void check_nbi(gex_EC_t mask, gex_Flags_t flags, const char *call) {
     check_context(call, flags);
     if (mask & ~GEX_EC_ALL) gasneti_fatalerror("%s: bad event mask 0x%x", call, (unsigned)mask);
-    if (gasnete_td.region)
+    if (gasneti_td.region)
         gasneti_fatalerror("%s called inside an NBI access region (between gex_NBI_BeginAccessRegion and "
                            "gex_NBI_EndAccessRegion), where implicit-event synchronization is erroneous",
                            call);
@@ -302,11 +332,11 @@ void gex_NBI_Wait(gex_EC_t mask, gex_Flags_t flags) {
 }
 
 /* ---- NBI access regions ----
- * Begin points this thread's NBI counters (gasnete_nbi_counter) at a new root, whose
+ * Begin points this thread's NBI counters (gasneti_nbi_counter) at a new root, whose
  * leaf takes the local completion of GROUP puts; End points them back and returns the
  * root, or GEX_EVENT_INVALID when everything in the region is already complete. */
 void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
-    gasnete_threaddata_t *td = &gasnete_td;
+    gasneti_threaddata_t *td = &gasneti_td;
 #if GASNETI_DEBUG
     check_context("gex_NBI_BeginAccessRegion", flags);
     if (td->region)
@@ -315,18 +345,18 @@ void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
 #else
     (void)flags;
 #endif
-    gex_Event_t root = gasnete_event_new(0), leaf = gasnete_event_new(0);
-    root->kind = GASNETE_EV_REGION;
+    gex_Event_t root = gasneti_event_new(0), leaf = gasneti_event_new(0);
+    root->kind = GASNETI_EV_REGION;
     root->has_lc = 1;
     root->leaf = leaf;
-    leaf->kind = GASNETE_EV_LEAF;
+    leaf->kind = GASNETI_EV_LEAF;
     td->region = root;
-    for (int c = 0; c < GASNETE_NBI_NCAT; c++)
-        td->nbi_region[c] = c == GASNETE_NBI_LC ? &leaf->pending : &root->pending;
+    for (int c = 0; c < GASNETI_NBI_NCAT; c++)
+        td->nbi_region[c] = c == GASNETI_NBI_LC ? &leaf->pending : &root->pending;
 }
 
 gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
-    gasnete_threaddata_t *td = &gasnete_td;
+    gasneti_threaddata_t *td = &gasneti_td;
     gex_Event_t root = td->region;
 #if GASNETI_DEBUG
     check_context("gex_NBI_EndAccessRegion", flags);
@@ -336,7 +366,7 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
     if (!root) return GEX_EVENT_INVALID;
 #endif
     td->region = NULL;
-    for (int c = 0; c < GASNETE_NBI_NCAT; c++)
+    for (int c = 0; c < GASNETI_NBI_NCAT; c++)
         td->nbi_region[c] = NULL;
     /* nothing can count into them any more: what is complete now stays complete (puts
      * needing a flush are not: the client's sync of the root flushes, not this call) */
@@ -345,7 +375,7 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
         return GEX_EVENT_INVALID;
     }
     if (!gasneti_atomic_read(&root->leaf->pending)) { /* LC complete: the leaf query answers INVALID */
-        gasnete_event_free(root->leaf);
+        gasneti_event_free(root->leaf);
         root->leaf = NULL;
     }
     return root;
@@ -356,21 +386,21 @@ gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
  * source before returning. GROUP: the thread's (or open region's) GEX_EC_AM count.
  * &event: a new event. (smp reaches every peer through PSHM, so only network conduits
  * come here.) */
-int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+int gasneti_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     if (m->category == GASNETI_AM_SHORT || lc_opt == GEX_EVENT_NOW) return gasnetc_am_send(m, NULL);
     if (lc_opt == GEX_EVENT_GROUP) {
-        gasneti_counter_t *c = gasnete_nbi_counter(GASNETE_NBI_AM);
+        gasneti_counter_t *c = gasneti_nbi_counter(GASNETI_NBI_AM);
         gasneti_counter_add(c);
         int rc = gasnetc_am_send(m, c);
         if (rc) gasneti_counter_done(c);
         return rc;
     }
-    gex_Event_t ev = gasnete_event_new(1);
-    ev->kind = GASNETE_EV_AMLC;
+    gex_Event_t ev = gasneti_event_new(1);
+    ev->kind = GASNETI_EV_AMLC;
     int rc = gasnetc_am_send(m, &ev->pending);
     if (rc) {
         gasneti_counter_done(&ev->pending);
-        gasnete_event_free(ev);
+        gasneti_event_free(ev);
         return rc;
     }
     *lc_opt = ev;

@@ -205,7 +205,7 @@ void gasneti_frag_recv(const gasneti_am_recv_t *m) {
 #else /* no conduit in this library splits AMs */
 
 int gasneti_frag_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
-    return gasnete_am_send_network(m, lc_opt);
+    return gasneti_am_send_network(m, lc_opt);
 }
 void gasneti_frag_recv(const gasneti_am_recv_t *m) {
     gasneti_fatalerror("an AM piece from rank %u, but %s-conduit never splits AMs", (unsigned)m->srcrank,

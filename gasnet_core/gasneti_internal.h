@@ -92,8 +92,8 @@ extern int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
 extern int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt);
 extern int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt);
 extern int gasneti_am_would_block(const gasneti_am_msg_t *m, gex_Token_t token);
-/* The network half (gasnete_event.c): maps lc_opt to the counter gasnetc_am_send signals. */
-extern int gasnete_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
+/* The network half (gasneti_event.c): maps lc_opt to the counter gasnetc_am_send signals. */
+extern int gasneti_am_send_network(const gasneti_am_msg_t *m, gex_Event_t *lc_opt);
 
 /* ---- fragmentation (gasneti_frag.c) for conduits whose one message is smaller than
  * what the library offers (GASNETC_NET_MEDIUM / _LONG below GASNETC_MAX_*) ---- */

@@ -154,7 +154,7 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
     barop_t *op = calloc(1, sizeof(*op));
     if (!op) gasneti_fatalerror("out of memory starting a barrier");
     op->acc = (barval_t){flags, value};
-    op->ev = gasnete_event_new(1);
+    op->ev = gasneti_event_new(1);
     op->keep = (keep_p != NULL);
     if (keep_p) *keep_p = op;
     gex_Event_t ev = op->ev;
@@ -225,7 +225,7 @@ static int legacy_result(int id, int flags) {
     free(legacy.op);
     legacy.op = NULL;
     legacy.pending = 0;
-    gasnete_event_test(legacy.ev);
+    gasneti_event_test(legacy.ev);
     const int named = !(flags & (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_UNNAMED));
     int mismatch = (acc.flags & GASNET_BARRIERFLAG_MISMATCH) || flags != legacy.mine.flags ||
                    (named && id != legacy.mine.value) ||

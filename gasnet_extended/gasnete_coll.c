@@ -616,7 +616,7 @@ static gex_Event_t start_chain(collop_t *o, gex_Event_t ev) {
     collop_t *last = o;
     while (last->then) last = last->then;
     if (ev) gasneti_counter_add(&ev->pending);
-    else ev = gasnete_event_new(1);
+    else ev = gasneti_event_new(1);
     last->ev = ev;
     __atomic_add_fetch(&gasneti_progress_needed, 1, __ATOMIC_RELAXED);
     gex_HSL_Lock(&inbox_lock);

@@ -273,17 +273,17 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     if (ad->network && ep == 0) { /* by the network, whoever the target is */
         gex_Event_t nev = GEX_EVENT_INVALID;
         gasneti_counter_t *ndone;
-        int ncat = op == GEX_OP_SET ? GASNETE_NBI_PUT : op == GEX_OP_GET ? GASNETE_NBI_GET : GASNETE_NBI_RMW;
+        int ncat = op == GEX_OP_SET ? GASNETI_NBI_PUT : op == GEX_OP_GET ? GASNETI_NBI_GET : GASNETI_NBI_RMW;
         if (nbi) {
-            ndone = gasnete_nbi_counter(ncat);
+            ndone = gasneti_nbi_counter(ncat);
         } else {
-            nev = gasnete_event_new(0);
+            nev = gasneti_event_new(0);
             ndone = &nev->pending;
         }
         gasneti_counter_add(ndone);
         if (gasnetc_amo(jr, tgt_addr, dt, op, operand1, operand2, result_p, ndone, flags)) {
             gasneti_counter_done(ndone); /* IMMEDIATE and no room: nothing started */
-            if (!nbi) gasnete_event_free(nev);
+            if (!nbi) gasneti_event_free(nev);
             return GEX_EVENT_NO_OP;
         }
         return nev;
@@ -295,13 +295,13 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
         return GEX_EVENT_INVALID;
     }
     /* remote: one AM round trip */
-    int cat = op == GEX_OP_SET ? GASNETE_NBI_PUT : op == GEX_OP_GET ? GASNETE_NBI_GET : GASNETE_NBI_RMW;
+    int cat = op == GEX_OP_SET ? GASNETI_NBI_PUT : op == GEX_OP_GET ? GASNETI_NBI_GET : GASNETI_NBI_RMW;
     gex_Event_t ev = GEX_EVENT_INVALID;
     gasneti_counter_t *done;
     if (nbi) {
-        done = gasnete_nbi_counter(cat);
+        done = gasneti_nbi_counter(cat);
     } else {
-        ev = gasnete_event_new(0);
+        ev = gasneti_event_new(0);
         done = &ev->pending;
     }
     uint64_t o1 = 0, o2 = 0;
@@ -319,7 +319,7 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     int rc = gasneti_am_send(&m, NULL);
     if (rc) { /* IMMEDIATE and no room: nothing started */
         gasneti_counter_done(done);
-        if (!nbi) gasnete_event_free(ev);
+        if (!nbi) gasneti_event_free(ev);
         return GEX_EVENT_NO_OP;
     }
     return ev;

@@ -17,33 +17,9 @@
  * completes locally later is served by the same code. */
 #include "gasnete_internal.h"
 
-/* ---- remote completion by flush (conduit_contract.h, GASNETC_RMA_FLUSH) ----
- * Puts needing a flush are numbered 1, 2, ... in the order their gasnetc_put returned
- * (flush_issued); flush_done: every put up to that number is complete at its target. A
- * flush covers what was issued when it began, so concurrent syncs of many puts share
- * one. */
-static uint64_t flush_issued;
-#if GASNETC_RMA_FLUSH
-static uint64_t flush_done;
-#endif
-
-void gasnete_rma_flush_upto(uint64_t seq) {
-#if GASNETC_RMA_FLUSH
-    if (__atomic_load_n(&flush_done, __ATOMIC_ACQUIRE) >= seq) return;
-    uint64_t upto = __atomic_load_n(&flush_issued, __ATOMIC_ACQUIRE);
-    gasnetc_rma_flush();
-    uint64_t d = __atomic_load_n(&flush_done, __ATOMIC_RELAXED);
-    while (d < upto && !__atomic_compare_exchange_n(&flush_done, &d, upto, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-    }
-#else
-    (void)seq;
-#endif
-}
-
-void gasnete_rma_quiesce(void) {
-    uint64_t last = __atomic_load_n(&flush_issued, __ATOMIC_ACQUIRE);
-    if (last) gasnete_rma_flush_upto(last);
-}
+/* at a normal exit, registered with the core (gasnete_layer): every put needing a flush
+ * complete at its target (the numbering and the flush are the core's, gasneti_event.c) */
+void gasnete_rma_quiesce(void) { gasneti_rma_flush_all(); }
 
 /* lc (NULL: must be complete at return) and rc each receive one gasneti_counter_done;
  * both are incremented here, before the conduit may signal them. *seq: the put's number
@@ -62,7 +38,7 @@ static int put_start(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *s
         }
 #if GASNETC_RMA_FLUSH
         else if (gasnetc_rma_flush_on)
-            *seq = __atomic_add_fetch(&flush_issued, 1, __ATOMIC_ACQ_REL);
+            *seq = gasneti_rma_flush_number();
 #endif
         return err;
     }
@@ -90,38 +66,38 @@ gex_Event_t gasnete_put_nb(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const v
                            gex_Flags_t flags) {
     gasneti_counter_t *lc;
     uint64_t seq = 0;
-    gex_Event_t ev = gasnete_put_event(lc_opt, flags, &lc);
+    gex_Event_t ev = gasneti_put_event(lc_opt, flags, &lc);
     if (put_start(ep, jr, dest, src, n, lc, &ev->pending, flags, &seq)) {
-        gasnete_put_event_cancel(ev);
+        gasneti_put_event_cancel(ev);
         return GEX_EVENT_NO_OP;
     }
     if (seq) ev->flush_seq = seq;
-    return gasnete_put_event_started(ev, lc_opt);
+    return gasneti_put_event_started(ev, lc_opt);
 }
 
 int gasnete_put_nbi(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n, gex_Event_t *lc_opt,
                     gex_Flags_t flags) {
     gasneti_counter_t *lc = NULL;
     if (lc_opt == GEX_EVENT_GROUP || ((flags & GEX_FLAG_ENABLE_LEAF_LC) && lc_opt != GEX_EVENT_NOW))
-        lc = gasnete_nbi_counter(GASNETE_NBI_LC);
+        lc = gasneti_nbi_counter(GASNETI_NBI_LC);
     else if (lc_opt == GEX_EVENT_DEFER)
-        lc = gasnete_nbi_counter(GASNETE_NBI_PUT);
+        lc = gasneti_nbi_counter(GASNETI_NBI_PUT);
     uint64_t seq = 0;
-    int err = put_start(ep, jr, dest, src, n, lc, gasnete_nbi_counter(GASNETE_NBI_PUT), flags, &seq);
-    if (seq) *(gasnete_td.region ? &gasnete_td.region->flush_seq : &gasnete_td.nbi_flush_seq) = seq;
+    int err = put_start(ep, jr, dest, src, n, lc, gasneti_nbi_counter(GASNETI_NBI_PUT), flags, &seq);
+    if (seq) *(gasneti_td.region ? &gasneti_td.region->flush_seq : &gasneti_td.nbi_flush_seq) = seq;
     return err;
 }
 
 gex_Event_t gasnete_get_nb(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {
-    gex_Event_t ev = gasnete_event_new(0);
-    ev->kind = GASNETE_EV_GET;
+    gex_Event_t ev = gasneti_event_new(0);
+    ev->kind = GASNETI_EV_GET;
     if (get_start(ep, dest, jr, src, n, &ev->pending, flags)) {
-        gasnete_event_free(ev);
+        gasneti_event_free(ev);
         return GEX_EVENT_NO_OP;
     }
     return ev;
 }
 
 int gasnete_get_nbi(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, size_t n, gex_Flags_t flags) {
-    return get_start(ep, dest, jr, src, n, gasnete_nbi_counter(GASNETE_NBI_GET), flags);
+    return get_start(ep, dest, jr, src, n, gasneti_nbi_counter(GASNETI_NBI_GET), flags);
 }

@@ -20,7 +20,7 @@ extern gex_Event_t gasnete_get_nb(gex_EP_Index_t ep, void *dest, gex_Rank_t jobr
                                   gex_Flags_t flags);
 extern int gasnete_get_nbi(gex_EP_Index_t ep, void *dest, gex_Rank_t jobrank, void *src, size_t nbytes,
                            gex_Flags_t flags);
-extern void gasnete_event_wait(gex_Event_t ev);
+extern void gasneti_event_wait(gex_Event_t ev);
 
 /* Flags an RMA call accepts (debug builds reject any other bit, naming the call). The
  * LC_COPY hints exist only where there is an lc_opt; ENABLE_LEAF_LC is accepted and ignored.
@@ -95,7 +95,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlocking(gex_TM_t _tm, gex_Rank_t _rank, vo
     }
     gex_Event_t _ev = gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, _src, _nbytes, GEX_EVENT_NOW, _flags);
     if (_ev == GEX_EVENT_NO_OP) return 1;
-    if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
+    if (_ev != GEX_EVENT_INVALID) gasneti_event_wait(_ev);
     return 0;
 }
 
@@ -147,7 +147,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Ran
     }
     gex_Event_t _ev = gasnete_get_nb(gasneti_tm_epidx(_tm, _rank), _dest, _jr, _src, _nbytes, _flags);
     if (_ev == GEX_EVENT_NO_OP) return 1;
-    if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
+    if (_ev != GEX_EVENT_INVALID) gasneti_event_wait(_ev);
     return 0;
 }
 
@@ -239,7 +239,7 @@ GASNETI_ALWAYS_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t _tm, gex_R
     gex_RMA_Value_t _buf = 0;
     gex_Event_t _ev = gasnete_get_nb(gasneti_tm_epidx(_tm, _rank), &_buf, _jr, _src, _nbytes,
                                      _flags & ~(GASNETI_FLAG_SEG_OFFSET | GEX_FLAG_IMMEDIATE));
-    if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
+    if (_ev != GEX_EVENT_INVALID) gasneti_event_wait(_ev);
     return gasneti_val_load(&_buf, _nbytes);
 }
 
@@ -263,7 +263,7 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlockingVal(gex_TM_t _tm, gex_Rank_t _rank,
     gex_Event_t _ev = gasnete_put_nb(gasneti_tm_epidx(_tm, _rank), _jr, _dest, &_buf, _nbytes, GEX_EVENT_NOW,
                                    _flags & ~GASNETI_FLAG_SEG_OFFSET);
     if (_ev == GEX_EVENT_NO_OP) return 1;
-    if (_ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
+    if (_ev != GEX_EVENT_INVALID) gasneti_event_wait(_ev);
     return 0;
 }
 
@@ -308,12 +308,12 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _ran
 /* ---- events and NBI synchronization ----
  * An INVALID event is complete: release builds answer inline; debug builds always enter
  * the library, which checks the calling context (no test/wait in handler context). */
-extern int gasnete_event_test(gex_Event_t ev);
+extern int gasneti_event_test(gex_Event_t ev);
 GASNETI_ALWAYS_INLINE int gex_Event_Test(gex_Event_t _ev) {
-    return (!GASNETI_DEBUG && _ev == GEX_EVENT_INVALID) ? 0 : gasnete_event_test(_ev);
+    return (!GASNETI_DEBUG && _ev == GEX_EVENT_INVALID) ? 0 : gasneti_event_test(_ev);
 }
 GASNETI_ALWAYS_INLINE void gex_Event_Wait(gex_Event_t _ev) {
-    if (GASNETI_DEBUG || _ev != GEX_EVENT_INVALID) gasnete_event_wait(_ev);
+    if (GASNETI_DEBUG || _ev != GEX_EVENT_INVALID) gasneti_event_wait(_ev);
 }
 extern int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 extern void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);

@@ -134,7 +134,7 @@ static void vis_init(vis_ctx_t *c, int mode, int is_put, gex_TM_t tm, gex_Rank_t
     c->buf = NULL;
     c->gd = NULL;
     gasneti_atomic_set(&c->own, 0);
-    c->done = mode == GASNETE_VIS_NBI ? gasnete_nbi_counter(is_put ? GASNETE_NBI_PUT : GASNETE_NBI_GET) : &c->own;
+    c->done = mode == GASNETE_VIS_NBI ? gasneti_nbi_counter(is_put ? GASNETI_NBI_PUT : GASNETI_NBI_GET) : &c->own;
     c->put_id = 0;
     c->put_packets = 0;
     c->peer_h = 0;

@@ -24,10 +24,10 @@ static int failures, checks;
 
 /* An NB put whose conduit holds both counters when the call returns (lc may be NULL). */
 static gex_Event_t started_put(gex_Event_t *lc_opt, gex_Flags_t flags, gasneti_counter_t **lc_p) {
-    gex_Event_t ev = gasnete_put_event(lc_opt, flags, lc_p);
+    gex_Event_t ev = gasneti_put_event(lc_opt, flags, lc_p);
     gasneti_counter_add(&ev->pending); /* remote completion, outstanding */
     if (*lc_p) gasneti_counter_add(*lc_p);
-    return gasnete_put_event_started(ev, lc_opt);
+    return gasneti_put_event_started(ev, lc_opt);
 }
 
 static void test_put_leaf(void) {
@@ -86,10 +86,10 @@ static void test_put_leaf(void) {
 
     /* a leaf complete before the call returns is not kept: lc receives INVALID */
     lcev = GEX_EVENT_NO_OP;
-    root = gasnete_put_event(&lcev, 0, &lc);
+    root = gasneti_put_event(&lcev, 0, &lc);
     gasneti_counter_add(&root->pending);
     gex_Event_t early = root->leaf;
-    root = gasnete_put_event_started(root, &lcev);
+    root = gasneti_put_event_started(root, &lcev);
     CHECK(lcev == GEX_EVENT_INVALID && !root->leaf && !early->live);
     CHECK(gex_Event_QueryLeaf(root, GEX_EC_LC) == GEX_EVENT_INVALID);
     gasneti_counter_done(&root->pending);
@@ -97,37 +97,37 @@ static void test_put_leaf(void) {
 }
 
 static void test_region(void) {
-    gasneti_counter_t *own_put = gasnete_nbi_counter(GASNETE_NBI_PUT);
-    CHECK(own_put == &gasnete_td.nbi[GASNETE_NBI_PUT]);
+    gasneti_counter_t *own_put = gasneti_nbi_counter(GASNETI_NBI_PUT);
+    CHECK(own_put == &gasneti_td.nbi[GASNETI_NBI_PUT]);
     /* operations outstanding in every counter a region redirects */
     gex_NBI_BeginAccessRegion(0);
-    gasneti_counter_t *c[GASNETE_NBI_NCAT];
-    for (int i = 0; i < GASNETE_NBI_NCAT; i++) {
-        c[i] = gasnete_nbi_counter(i);
-        CHECK(c[i] != &gasnete_td.nbi[i]);
+    gasneti_counter_t *c[GASNETI_NBI_NCAT];
+    for (int i = 0; i < GASNETI_NBI_NCAT; i++) {
+        c[i] = gasneti_nbi_counter(i);
+        CHECK(c[i] != &gasneti_td.nbi[i]);
         gasneti_counter_add(c[i]);
     }
     gex_Event_t ev = gex_NBI_EndAccessRegion(0);
-    for (int i = 0; i < GASNETE_NBI_NCAT; i++)
-        CHECK(gasnete_nbi_counter(i) == &gasnete_td.nbi[i]);
+    for (int i = 0; i < GASNETI_NBI_NCAT; i++)
+        CHECK(gasneti_nbi_counter(i) == &gasneti_td.nbi[i]);
     CHECK(ev != GEX_EVENT_INVALID);
     CHECK(gex_NBI_Test(GEX_EC_ALL, 0) == 0); /* none of it is the thread's */
     gex_Event_t leaf = gex_Event_QueryLeaf(ev, GEX_EC_LC);
     CHECK(leaf != GEX_EVENT_INVALID && leaf == gex_Event_QueryLeaf(ev, GEX_EC_LC));
-    CHECK(c[GASNETE_NBI_LC] == &leaf->pending);
-    for (int i = 0; i < GASNETE_NBI_NCAT; i++)
-        if (i != GASNETE_NBI_LC) gasneti_counter_done(c[i]);
+    CHECK(c[GASNETI_NBI_LC] == &leaf->pending);
+    for (int i = 0; i < GASNETI_NBI_NCAT; i++)
+        if (i != GASNETI_NBI_LC) gasneti_counter_done(c[i]);
     CHECK(gex_Event_Test(leaf) != 0);
     CHECK(gex_Event_Test(ev) != 0); /* its leaf is not complete */
-    gasneti_counter_done(c[GASNETE_NBI_LC]);
+    gasneti_counter_done(c[GASNETI_NBI_LC]);
     CHECK(gex_Event_Test(leaf) == 0 && leaf->live);
     CHECK(gex_Event_Test(ev) == 0);
     CHECK(!leaf->live && !ev->live);
 
     /* LC complete by End: the leaf query answers INVALID; the root is still real */
     gex_NBI_BeginAccessRegion(0);
-    gasneti_counter_add(gasnete_nbi_counter(GASNETE_NBI_GET));
-    gasneti_counter_t *g = gasnete_nbi_counter(GASNETE_NBI_GET);
+    gasneti_counter_add(gasneti_nbi_counter(GASNETI_NBI_GET));
+    gasneti_counter_t *g = gasneti_nbi_counter(GASNETI_NBI_GET);
     ev = gex_NBI_EndAccessRegion(0);
     CHECK(ev != GEX_EVENT_INVALID && gex_Event_QueryLeaf(ev, GEX_EC_LC) == GEX_EVENT_INVALID);
     gasneti_counter_done(g);
@@ -135,7 +135,7 @@ static void test_region(void) {
 
     /* everything complete by End: INVALID */
     gex_NBI_BeginAccessRegion(0);
-    gasneti_counter_t *p = gasnete_nbi_counter(GASNETE_NBI_PUT);
+    gasneti_counter_t *p = gasneti_nbi_counter(GASNETI_NBI_PUT);
     gasneti_counter_add(p);
     gasneti_counter_done(p);
     CHECK(gex_NBI_EndAccessRegion(0) == GEX_EVENT_INVALID);
