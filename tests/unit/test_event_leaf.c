@@ -1,13 +1,13 @@
 /* tests/unit/test_event_leaf.c: the life of local-completion leaves and of access-region
  * events when local completion comes after the initiating call returns. smp never does
- * that (its puts finish with the source before returning), so this drives the extended
- * layer's own event builders and counters the way a conduit with asynchronous local
+ * that (its puts finish with the source before returning), so this drives the core's
+ * event builders and counters (gasneti_event.h) the way a conduit with asynchronous local
  * completion would (conduit_contract.h), and checks the results through the public calls:
  * a leaf survives its own sync and is recycled with its root, a root is not complete
  * before its leaf, queries return the same event, regions redirect the NBI counters.
- * Single process. Layer: tests (unit; links the library, uses gasnete_internal.h). */
+ * Single process. Layer: tests (unit; links the library, uses gasneti_event.h). */
 #include <gasnetex.h>
-#include "gasnete_internal.h"
+#include "gasneti_event.h"
 
 #include <stdio.h>
 #include <stdlib.h>
