@@ -66,6 +66,12 @@ extern void gasnete_rma_flush_upto(uint64_t seq);
  * far complete at its target, at a normal exit (gasnete_rma.c) */
 extern void gasnete_progress(void);
 extern void gasnete_rma_quiesce(void);
+/* the state dump's description of this layer's waits (gasnete_diag.c), and its parts: the
+ * oldest primordial barrier (gasnete_barrier.c), the collective of an event (gasnete_coll.c;
+ * 0 if ev is none's) */
+extern void gasnete_describe(const gasneti_waitrec_t *w, char *buf, size_t len);
+extern void gasnete_barrier_describe(char *buf, size_t len);
+extern int gasnete_coll_describe(gex_Event_t ev, char *buf, size_t len);
 
 /* A live event of kind GASNETE_EV_OTHER from this thread's pool, `pending` outstanding. */
 extern gex_Event_t gasnete_event_new(int pending);
