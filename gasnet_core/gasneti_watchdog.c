@@ -48,7 +48,8 @@ static double now_s(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
-static uint32_t now_ms(void) { return (uint32_t)((now_s() - t_start) * 1000.0); }
+/* 1 at start: a stamp of 0 means never */
+static uint32_t now_ms(void) { return (uint32_t)((now_s() - t_start) * 1000.0) + 1; }
 
 /* ---- the signal ---- */
 static void on_dump_signal(int sig) {
@@ -58,6 +59,7 @@ static void on_dump_signal(int sig) {
 
 void gasneti_watchdog_init(void) {
     t_start = now_s();
+    gasneti_coarse_ms = 1;
     const char *s = gasneti_getenv_dflt("GASNET_DUMP_SIGNAL", "USR1");
     dump_sig = gasneti_dump_signal_parse(s);
     if (dump_sig < 0)
@@ -119,7 +121,7 @@ static void ago(char *buf, size_t len, uint32_t stamp, uint32_t now) {
     if (!stamp)
         snprintf(buf, len, "never");
     else
-        snprintf(buf, len, "%.1f s ago", (now - stamp) / 1000.0);
+        snprintf(buf, len, "%.1f s ago", (now - stamp) / 1000.0); /* stamps: as of this thread's last idle yield */
 }
 
 /* one wait, described by whoever knows it */
@@ -129,7 +131,8 @@ static void describe(const gasneti_waitrec_t *w, char *buf, size_t len) {
         snprintf(buf, len, "room to send an AM (a send slot, a credit or the network)");
     } else if (w->kind == GASNETI_WAIT_ROOM) {
         gex_Rank_t r = (gex_Rank_t)((uintptr_t)w->obj - 1);
-        snprintf(buf, len, "room to send an AM to rank %u (host %s): its queue or our credits are full", (unsigned)r,
+        snprintf(buf, len, "room to send an AM to rank %u (host %s): none yet (its queue, our credits, the window or a "
+                 "send slot)", (unsigned)r,
                  gasneti_host_name(r));
     } else if (gasneti_layer && gasneti_layer->describe) {
         gasneti_layer->describe(w, buf, len);

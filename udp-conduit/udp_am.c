@@ -534,8 +534,8 @@ static int diag_peer(gex_Rank_t r, char *buf, size_t len) {
     uint32_t req = p->tx[CH_REQ].next - p->tx[CH_REQ].base, rep = p->tx[CH_REP].next - p->tx[CH_REP].base;
     if (!req && !rep && !p->owed) return 0;
     snprintf(buf, len, "udp window: %u requests and %u replies sent, not yet acknowledged (%zu bytes, of %d and %zu "
-             "allowed); rto %.1f ms; %san ack owed to it", (unsigned)req, (unsigned)rep,
-             p->tx[CH_REQ].inflight + p->tx[CH_REP].inflight, WIN, window_bytes, p->rto / 1e6, p->owed ? "" : "no ");
+             "allowed); rto %.1f ms; an ack owed to it: %s", (unsigned)req, (unsigned)rep,
+             p->tx[CH_REQ].inflight + p->tx[CH_REP].inflight, WIN, window_bytes, p->rto / 1e6, p->owed ? "yes" : "no");
     return req || rep;
 }
 static void diag_lines(void (*line)(const char *fmt, ...)) {

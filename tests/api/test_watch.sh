@@ -76,14 +76,16 @@ sleep 1 # the waiting ranks are in their wait by now (they wrote ready.R just be
 case "$SCEN" in
 barrier | am | nbi)
     kill -"$sig" "$(cat "$tmp/pid.0")" || fail "cannot signal rank 0"
-    wait_for '[ "$(blocks)" -ge 1 ] && grep -q "end of rank 0" "$err"' 20 || fail "rank 0 printed no state within 20 s of SIGUSR1"
+    # (mpirun may pass a rank's stderr on only later: what the block says shows when it
+    # was written, checked once the job is over)
+    wait_for '[ "$(blocks)" -ge 1 ] && grep -q "end of rank 0" "$err"' 10
     ;;
 launcher)
     lp=$(launcher_pid)
     [ -n "$lp" ] || fail "no launcher process found"
     kill -"$sig" "$lp" || fail "cannot signal the launcher (pid $lp)"
     # every rank but the late one prints now; the late one when it next enters the library
-    wait_for '[ "$(blocks)" -ge $((N - 1)) ]' 60 || fail "only $(blocks) of $((N - 1)) waiting ranks printed within 60 s of $sig to the launcher"
+    wait_for '[ "$(blocks)" -ge $((N - 1)) ]' 10
     ;;
 watchdog-report) sleep 2.5 ;;
 esac
@@ -126,7 +128,9 @@ launcher)
         [ "$nl" -ge 5 ] && [ "$nl" -le "$LINES" ] || fail "rank $r printed $nl lines (expected 5 to $LINES)"
         block_of "$r" | grep -q "\*\*\* end of rank $r's state" || fail "rank $r's block has no end"
     done
-    block_of 0 | grep -q "blocked in gex_Coll_BarrierBlocking" || fail "rank 0 does not say it waits in the barrier"
+    for r in $(seq 0 $((N - 2))); do
+        block_of "$r" | grep -q "blocked in gex_Coll_BarrierBlocking" || fail "rank $r does not say it waits in the barrier"
+    done
     what="$N blocks, $(wc -l < "$err") lines"
     ;;
 am)
