@@ -86,7 +86,8 @@ int main(int argc, char **argv) {
             double t0 = test_now();
             while (stat(path, &st) != 0) { /* it polls no more (it may still be in the barrier above) */
                 CHECKF(test_now() - t0 < 60, "no %s within 60 s", path);
-                usleep(10000);
+                gasnet_AMPoll(); /* (UCX may need our progress to finish the barrier's sends) */
+                usleep(1000);
             }
             void *theirs = (uint8_t *)test_bound_seg(test_tm, late, 1 << 16);
             gex_RMA_GetNBI(test_tm, buf, late, theirs, sizeof(buf), 0);
