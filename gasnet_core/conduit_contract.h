@@ -291,6 +291,25 @@ extern int gasnetc_am_would_block(const gasneti_am_msg_t *msg);
 extern int gasnetc_poll(void);
 
 /* ---------------------------------------------------------------------------------
+ * Optional: the conduit's lines in the state dump (issue 46; gasneti_watchdog.c).
+ * A conduit registers them once, in gasnetc_network_init; both are called from a poll of
+ * the thread that prints the dump, holding no lock of the conduit's, and should read its
+ * state without taking locks (the numbers may be racy: a dump is a snapshot). Both write
+ * text without a newline.
+ *   peer(jr, buf, len): about non-neighbor jr: what is outstanding with it (requests sent
+ *     and not yet acknowledged, credits held and owed, sends queued, RMA in flight, the
+ *     connection's state when not the usual one); returns 1 if anything is (the peer is
+ *     then listed), 0 if not (only counted).
+ *   lines(line): the conduit's own lines (endpoint or queue-pair state, windows, pools),
+ *     one call of line(printf format, ...) each.
+ * Credit conduits may use gasneti_credit_diag (gasneti_credit.h) for the credit part. */
+typedef struct {
+    int (*peer)(gex_Rank_t jr, char *buf, size_t len);
+    void (*lines)(void (*line)(const char *fmt, ...));
+} gasneti_diag_conduit_t;
+extern void gasneti_diag_register(const gasneti_diag_conduit_t *hooks);
+
+/* ---------------------------------------------------------------------------------
  * Optional: negotiated-payload AMs in the conduit's own send memory (issue 29)
  * GASNETC_AM_PREPARE (default 0): 1 if the conduit offers a Prepare with the library's
  * buffer (client_buf NULL) to a non-neighbor a buffer inside its own (registered) send

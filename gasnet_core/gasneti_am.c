@@ -318,17 +318,23 @@ const struct gasneti_layer_s *gasneti_layer;
  * what we wait for. The run of empty polls allowed is short when the host runs more of
  * the job's processes than it has CPUs, long otherwise (set in gasneti_pshm_init). */
 unsigned gasneti_idle_polls_before_yield = 1024;
-static GASNETI_THREADLOCAL unsigned idle_polls;
+/* The state dump and the watchdog (gasneti_watchdog.c) ride on this: a pending dump costs
+ * one load per poll; the watchdog's clock is read only when the CPU is given up. The
+ * count of empty polls (low half) and of yields in this run (high half) are one word, so
+ * that finding work resets both with one store. */
+static GASNETI_THREADLOCAL uint64_t idle_polls;
 
 void gasneti_poll_backoff(int n) {
+    if (GASNETI_UNLIKELY(gasneti_dump_pending)) gasneti_dump_service();
     if (n) {
         idle_polls = 0;
-    } else if (++idle_polls < gasneti_idle_polls_before_yield) {
+    } else if ((uint32_t)++idle_polls < gasneti_idle_polls_before_yield) {
 #if GASNETC_NBRHD_ONLY
         gasneti_spin_hint();
 #endif
     } else {
-        idle_polls = 0;
+        idle_polls = ((idle_polls >> 32) + 1) << 32;
+        gasneti_watchdog_idle((unsigned)(idle_polls >> 32));
         sched_yield();
     }
 }
@@ -354,7 +360,7 @@ int gasneti_poll_replies(void) { return gasneti_pshm_poll(1); }
  * each other. Either way empty polls back off, so that the peer we wait for can run
  * when it shares our CPU: spinning without a yield cost a scheduler time slice per wait
  * (4 processes on 2 CPUs, ofi: 15 ms per test_barrier phase). */
-void gasneti_wait_for_room(int is_req) {
+static void wait_room(int is_req) {
     if (is_req && !gasneti_cur_token) {
         gasneti_AMPoll();
         return;
@@ -362,4 +368,13 @@ void gasneti_wait_for_room(int is_req) {
     int n = gasneti_poll_replies();
     if (!GASNETC_NBRHD_ONLY) n += gasnetc_poll();
     gasneti_poll_backoff(n);
+}
+/* marked as waits (gasneti_watchdog.h): the state dump says what this thread waits for */
+void gasneti_wait_for_room(int is_req) {
+    GASNETI_WAITING("an AM send", GASNETI_WAIT_ROOM, 0);
+    wait_room(is_req);
+}
+void gasneti_wait_for_room_to(gex_Rank_t jobrank, int is_req) {
+    GASNETI_WAITING("an AM send", GASNETI_WAIT_ROOM, (uintptr_t)jobrank + 1);
+    wait_room(is_req);
 }

@@ -145,6 +145,7 @@ int gasneti_Client_Init(int *linkconfig, const struct gasneti_layer_s *layer, ge
 
     gasneti_boot = gasnetc_bootstrap_init(argc, argv);
     gasneti_exit_init();
+    gasneti_watchdog_init();
     gasneti_trace_init();
     discover_hosts();
     gasneti_rma_bypass = gasneti_getenv_yesno("GASNET_RMA_NBRHD_BYPASS", 1);

@@ -32,3 +32,14 @@ void gasneti_credit_flush(gasneti_credits_t *c, int (*send)(gex_Rank_t r, unsign
     }
     c->ndue = keep;
 }
+
+/* The state dump's words on peer r's credits (a conduit's gasneti_diag_conduit_t.peer):
+ * returns 1 if requests to r are not yet acknowledged (credits below max). No lock. */
+int gasneti_credit_diag(const gasneti_credits_t *c, gex_Rank_t r, char *buf, size_t len) {
+    int held = __atomic_load_n(&c->peer[r].credits, __ATOMIC_RELAXED);
+    int owed = __atomic_load_n(&c->peer[r].owed, __ATOMIC_RELAXED);
+    if (held >= c->max && !owed) return 0;
+    snprintf(buf, len, "credits: %d of %d held (%d requests not yet taken by it%s), %d owed to it", held, c->max,
+             c->max - held, held <= 0 ? ": out of credits" : "", owed);
+    return held < c->max;
+}

@@ -65,6 +65,8 @@ GASNETI_ALWAYS_INLINE void gasneti_credit_arrived(gasneti_credits_t *c, gex_Rank
 /* From the poll, while c->ndue: a credit message to every listed peer still owed max/2
  * or more that nothing carried back. send(r, n) sends one returning n credits: 0 if it
  * went (nothing owed any more), non-zero if it could not go now (tried again next time). */
+/* the state dump's text on r's credits; 1 if requests to r are not yet acknowledged */
+extern int gasneti_credit_diag(const gasneti_credits_t *c, gex_Rank_t r, char *buf, size_t len);
 extern void gasneti_credit_flush(gasneti_credits_t *c, int (*send)(gex_Rank_t r, unsigned n));
 
 #endif

@@ -64,6 +64,7 @@ GASNETI_ALWAYS_INLINE void gasneti_deliver(gex_Rank_t src, unsigned category, un
             gasneti_bad_delivery(src, category, is_req, nargs, handler, e);
     }
     GASNETI_TRACE_OP(is_req ? GASNETI_TK_AMRUN_REQ : GASNETI_TK_AMRUN_REP, src, nbytes, handler);
+    GASNETI_HEARD_FROM(src); /* for the state dump: one store */
     struct gasneti_token_s t = {src, ep, e, (uint8_t)is_req, category == GASNETI_AM_LONG, 0, (uint8_t)src_ep, lane};
     gex_Token_t tok = &t, saved = gasneti_cur_token;
     gex_AM_Fn_t fn = e->gex_fnptr;

@@ -99,6 +99,7 @@ void gasneti_event_wait(gex_Event_t ev) {
     GASNETI_TRACE_TIMER(t0);
     GASNETI_TRACE_BARRIER_BEGIN(mark);
     const int barrier = ev->barrier_seq1 != 0; /* the primordial team's barrier */
+    GASNETI_WAITING("gex_Event_Wait", GASNETI_WAIT_EVENT, ev);
     while (!event_done(ev)) {
         gasneti_AMPoll();
         if (barrier && !event_done(ev)) gasneti_join_peer_exit(ev->barrier_seq1 - 1);
@@ -135,6 +136,7 @@ int gex_Event_TestAll(gex_Event_t *pev, size_t n, gex_Flags_t flags) {
 void gex_Event_WaitAll(gex_Event_t *pev, size_t n, gex_Flags_t flags) {
     size_t done;
     check_array(pev, n, flags, "gex_Event_WaitAll");
+    GASNETI_WAITING("gex_Event_WaitAll", GASNETI_WAIT_EVENTS, pev);
     GASNETI_TRACE_TIMER(t0);
     while (test_array(pev, n, &done))
         gasneti_AMPoll();
@@ -152,6 +154,7 @@ int gex_Event_TestSome(gex_Event_t *pev, size_t n, gex_Flags_t flags) {
 void gex_Event_WaitSome(gex_Event_t *pev, size_t n, gex_Flags_t flags) {
     size_t done;
     check_array(pev, n, flags, "gex_Event_WaitSome");
+    GASNETI_WAITING("gex_Event_WaitSome", GASNETI_WAIT_EVENTS, pev);
     for (;;) {
         size_t left = test_array(pev, n, &done);
         if (done || !left) return;
@@ -325,6 +328,7 @@ int gex_NBI_Test(gex_EC_t mask, gex_Flags_t flags) {
 
 void gex_NBI_Wait(gex_EC_t mask, gex_Flags_t flags) {
     check_nbi(mask, flags, "gex_NBI_Wait");
+    GASNETI_WAITING("gex_NBI_Wait", GASNETI_WAIT_NBI, (uintptr_t)mask);
     GASNETI_TRACE_TIMER(t0);
     while (!nbi_done(mask))
         gasneti_AMPoll();

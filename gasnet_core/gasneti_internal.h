@@ -136,10 +136,14 @@ extern int gasneti_register_handlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t 
  *   quiesce:  at a normal exit, every put issued so far complete at its target (a flush,
  *             when puts need one: conduit_contract.h, GASNETC_RMA_FLUSH).
  * Any member may be NULL (a core used alone, as in unit tests). */
+struct gasneti_waitrec_s; /* gasneti_watchdog.h */
 struct gasneti_layer_s {
     const gex_AM_Entry_t *handlers;
     void (*progress)(void);
     void (*quiesce)(void);
+    /* describe: one line about a wait it marked with GASNETI_WAITING (gasneti_watchdog.h),
+     *           for the state dump: its team, barrier round, collective, counters */
+    void (*describe)(const struct gasneti_waitrec_s *w, char *buf, size_t len);
 };
 extern const struct gasneti_layer_s *gasneti_layer; /* set by gasneti_Client_Init */
 
@@ -188,6 +192,9 @@ extern void gasneti_pshm_init(void);
 extern int gasneti_pshm_am_send(const gasneti_am_msg_t *m);
 extern int gasneti_pshm_poll(int replies_only);
 extern int gasneti_pshm_have_room(const gasneti_am_msg_t *m);
+/* the state dump's words about neighbor r (AMs to it not yet handled): 1 if any */
+extern int gasneti_pshm_diag(gex_Rank_t r, char *buf, size_t len);
+extern int gasneti_lanes_diag(int32_t nbrhd_idx, unsigned *unanswered);
 /* A same-host slot claimed for a negotiated-payload request whose payload the client
  * writes in place (gasneti_am_prepare.c): claim at Prepare, commit (publish) at Commit. */
 enum { GASNETI_CLAIM_NONE = 0, GASNETI_CLAIM_LANE, GASNETI_CLAIM_QUEUE, GASNETI_CLAIM_NET /* gasnetc_am_prepare's */ };
@@ -257,6 +264,8 @@ extern int gasneti_poll_replies(void); /* replies only: safe while sending a rep
 extern void gasneti_poll_backoff(int n);
 /* Waiting for room to send a message (is_req: a request), gasneti_am.c */
 extern void gasneti_wait_for_room(int is_req);
+/* the same, naming the destination in the state dump (gasneti_watchdog.c) */
+extern void gasneti_wait_for_room_to(gex_Rank_t jobrank, int is_req);
 extern void gasneti_exit_init(void);
 extern void gasneti_maybe_backtrace(void); /* GASNET_BACKTRACE=1: print a backtrace to stderr */
 extern int gasneti_backtrace_addr2line(int fd); /* gasnett_tools.c: this thread's frames named by addr2line */
@@ -292,6 +301,7 @@ extern int gasneti_error_return(int code, const char *call, const char *fmt, ...
 extern const char *gasneti_getenv(const char *name);
 extern int64_t gasneti_getenv_int(const char *name, int64_t dflt);
 extern gex_Rank_t *gasneti_rank_host, *gasneti_rank_nbrhd; /* [gasneti_nodes]: host and neighborhood index */
+extern const char *gasneti_host_name(gex_Rank_t r); /* the host r runs on (gasneti_client.c); "?" if unknown */
 #if GASNETI_TRACE || GASNETI_STATS
 extern void gasneti_trace_init(void); /* gasneti_trace.c: once the rank is known */
 extern void gasneti_trace_fini(void); /* at exit: statistics written, files closed */
@@ -346,6 +356,8 @@ extern void gasneti_check_seg_flags(const gasneti_peerseg_t *self_seg, const gas
 #else
 #  define GASNETI_CHECK_NOT_IN_HANDLER(call) ((void)0)
 #endif
+#include "gasneti_watchdog.h" /* GASNETI_WAITING, the state dump and the watchdog */
+
 #define GASNETI_CHECK_INIT(call) \
     do { if (GASNETI_UNLIKELY(!gasneti_init_done)) gasneti_fatalerror("%s called before gex_Client_Init", call); } while (0)
 

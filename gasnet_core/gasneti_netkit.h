@@ -61,7 +61,7 @@ GASNETI_ALWAYS_INLINE int gasneti_lock_room(gasneti_netlock_t *l, int (*room)(vo
     while (!room(arg)) {
         gasneti_netunlock(l);
         if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-        gasneti_wait_for_room(m->is_req);
+        gasneti_wait_for_room_to(m->jobrank, m->is_req);
         gasneti_netlock(l);
     }
     return GASNET_OK;

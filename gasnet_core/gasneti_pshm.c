@@ -159,7 +159,7 @@ GASNETI_COLD static uint64_t claim_slow(ringhdr_t *h, size_t ri, const gasneti_a
             __atomic_store_n(&released_cache[ri], rel, __ATOMIC_RELEASE);
             if (pos >= rel + depth) { /* full */
                 if (m->flags & GEX_FLAG_IMMEDIATE) return UINT64_MAX;
-                gasneti_wait_for_room(m->is_req);
+                gasneti_wait_for_room_to(m->jobrank, m->is_req);
                 continue;
             }
         }
@@ -382,4 +382,21 @@ void gasneti_shm_cleanup_job(const char *jobid) {
             }
         closedir(d);
     }
+}
+
+/* The state dump (gasneti_watchdog.c): neighbor r's part of what is outstanding: our
+ * requests in our lanes to it, and what waits in its shared queues (from any sender). */
+int gasneti_pshm_diag(gex_Rank_t r, char *buf, size_t len) {
+    int32_t idx = gasneti_nbrhd_index[r];
+    unsigned unhandled = 0;
+    int inlanes = gasneti_lanes_diag(idx, &unhandled);
+    const ringhdr_t *rq = rings[2 * (size_t)idx].hdr, *rp = rings[2 * (size_t)idx + 1].hdr;
+    uint64_t req = __atomic_load_n(&rq->head, __ATOMIC_RELAXED) - __atomic_load_n(&rq->released, __ATOMIC_RELAXED);
+    uint64_t rep = __atomic_load_n(&rp->head, __ATOMIC_RELAXED) - __atomic_load_n(&rp->released, __ATOMIC_RELAXED);
+    buf[0] = 0;
+    if (!inlanes && !req && !rep) return 0;
+    snprintf(buf, len, "%d AM requests from us not yet answered (%u not yet handled by it); its queues hold %llu "
+             "requests and %llu replies not yet handled (from any sender)", inlanes, unhandled,
+             (unsigned long long)req, (unsigned long long)rep);
+    return 1;
 }

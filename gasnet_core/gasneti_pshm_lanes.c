@@ -290,7 +290,7 @@ GASNETI_COLD static int wait_room(lane_t *pair, const gasneti_am_msg_t *m) {
     if (TAIL(pair[0]) != t0 || TAIL(pair[1]) != t1) return 0; /* slots came back (replies or done marks) */
 #undef TAIL
     if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
-    gasneti_wait_for_room(m->is_req);
+    gasneti_wait_for_room_to(m->jobrank, m->is_req);
     return 0;
 }
 
@@ -343,4 +343,23 @@ void gasneti_lanes_reply(struct gasneti_lane_reply_s *r, const gasneti_am_msg_t 
         publish(r->slot, r->seq, write_body(r->slot, m));
         r->state = R_SENT;
     }
+}
+
+/* The state dump (gasneti_watchdog.c): requests this process sent to neighbor idx that
+ * have not come back; *unanswered gets how many of them its handlers have not yet run
+ * (still marked as requests). A racy snapshot. */
+int gasneti_lanes_diag(int32_t idx, unsigned *unanswered) {
+    int out = 0;
+    *unanswered = 0;
+    if (!gasneti_lanes_on) return 0;
+    for (int i = 0; i < 2; i++) {
+        const lane_t *l = &tx[2 * idx + i];
+        uint64_t h = __atomic_load_n(&l->head, __ATOMIC_RELAXED), t = __atomic_load_n(&l->tail, __ATOMIC_RELAXED);
+        for (uint64_t p = t; p < h && p - t <= l->mask; p++) {
+            out++;
+            uint64_t w = __atomic_load_n(&l->slots[p & l->mask].word, __ATOMIC_RELAXED);
+            if (WORD_SEQ(w) == SEQ(p, ST_REQ)) (*unanswered)++;
+        }
+    }
+    return out;
 }

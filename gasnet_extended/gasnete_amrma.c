@@ -74,7 +74,7 @@ static const gex_AM_Entry_t gasnete_handlers[] = {
 
 /* what this layer registers with the core (gasnet_core/gasneti_internal.h): the public
  * gex_Client_Init / gasnet_init macros pass it to gasneti_Client_Init */
-const struct gasneti_layer_s gasnete_layer = {gasnete_handlers, gasnete_progress, gasnete_rma_quiesce};
+const struct gasneti_layer_s gasnete_layer = {gasnete_handlers, gasnete_progress, gasnete_rma_quiesce, gasnete_describe};
 
 int gasnete_amrma_put(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *src, size_t n,
                       gasneti_counter_t *done, gex_Flags_t flags) {

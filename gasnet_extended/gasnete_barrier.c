@@ -188,6 +188,7 @@ gex_Event_t(gex_Coll_BarrierNB)(gex_TM_t tm, gex_Flags_t flags) {
 }
 
 void(gex_Coll_BarrierBlocking)(gex_TM_t tm, gex_Flags_t flags) {
+    GASNETI_WAITING("gex_Coll_BarrierBlocking", GASNETI_WAIT_OTHER, tm);
     GASNETI_CHECK_NOT_IN_HANDLER("gex_Coll_BarrierBlocking");
     if (flags) gasneti_fatalerror("gex_Coll_BarrierBlocking: flags must be 0 (got 0x%x)", (unsigned)flags);
     (gex_Event_Wait)((gex_Coll_BarrierNB)(tm, 0)); /* traced there, with the caller's line */
@@ -239,6 +240,7 @@ int(gasnet_barrier_wait)(int id, int flags) {
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_barrier_wait");
     if (!legacy.pending) gasneti_fatalerror("gasnet_barrier_wait: called without a matching gasnet_barrier_notify");
     GASNETI_TRACE_BARRIER_BEGIN(mark);
+    GASNETI_WAITING("gasnet_barrier_wait", GASNETI_WAIT_LEGACY_BARRIER, legacy.ev);
     while (gasneti_atomic_read(&legacy.ev->pending)) {
         gasneti_AMPoll();
         /* a rank that began its exit before this barrier never comes */
@@ -275,4 +277,23 @@ int gasnet_barrier_result(int *id) {
     if (r.flags & GASNET_BARRIERFLAG_ANONYMOUS) return GASNET_BARRIERFLAG_ANONYMOUS;
     if (id) *id = r.value;
     return 0;
+}
+
+/* The state dump's words on the oldest primordial barrier in progress (gasnete_diag.c). */
+void gasnete_barrier_describe(char *buf, size_t len) {
+    if (gex_HSL_Trylock(&lock) != GASNET_OK) return (void)snprintf(buf, len, "a barrier (being advanced)");
+    const barop_t *op = op_head;
+    gex_Rank_t n = gasneti_nodes, from = (gex_Rank_t)((gasneti_mynode + n - (op ? (1u << op->round) % n : 0)) % n);
+    if (!op)
+        snprintf(buf, len, "no barrier of the primordial team in progress");
+    else if (shm_on) {
+        uint64_t in = __atomic_load_n(gasnete_shmx_count(GASNETE_SHM_BARRIER_OFF, op->seq), __ATOMIC_ACQUIRE) -
+                      (uint64_t)(op->seq / 2) * n;
+        snprintf(buf, len, "barrier %u of the primordial team (%u ranks, in shared memory): %llu of %u ranks arrived, "
+                 "%llu missing", (unsigned)op->seq, (unsigned)n, (unsigned long long)in, (unsigned)n,
+                 (unsigned long long)(n - in));
+    } else
+        snprintf(buf, len, "barrier %u of the primordial team (%u ranks, AM dissemination): round %d of %d, waiting "
+                 "to hear from rank %u", (unsigned)op->seq, (unsigned)n, op->round + 1, nrounds, (unsigned)from);
+    gex_HSL_Unlock(&lock);
 }

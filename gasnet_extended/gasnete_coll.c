@@ -794,3 +794,22 @@ gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_
     return start(reduce_op(tm, K_REDUCE_ALL, 0, dst, src, dt, dt_sz, dt_cnt, op, user_op, user_cdata, flags,
                            "gex_Coll_ReduceToAllNB"));
 }
+
+/* The state dump's words on the collective whose event is ev (gasnete_diag.c): 0 if none. */
+int gasnete_coll_describe(gex_Event_t ev, char *buf, size_t len) {
+    static const char *const kinds[] = {"broadcast", "reduce-to-one", "reduce-to-all", "barrier",
+                                        "all-gather", "gather", "scatter", "exchange"};
+    if (__atomic_exchange_n(&coll_busy, 1, __ATOMIC_ACQUIRE)) return 0;
+    int found = 0;
+    for (const collop_t *o = active; o && !found; o = o->next) {
+        const collop_t *last = o;
+        while (last->then) last = last->then;
+        if (last->ev != ev) continue;
+        found = 1;
+        snprintf(buf, len, "collective %u (a %s) of team %u (%u ranks, team rank %u): %s phase%s", (unsigned)o->seq,
+                 kinds[o->kind], (unsigned)o->tm->_id, (unsigned)o->tm->_size, (unsigned)o->tm->_rank,
+                 o->phase == 0 ? "up" : "down", o->shm || o->shmred ? ", in shared memory" : "");
+    }
+    __atomic_store_n(&coll_busy, 0, __ATOMIC_RELEASE);
+    return found;
+}

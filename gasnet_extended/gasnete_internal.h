@@ -13,6 +13,12 @@
  * far complete at its target, at a normal exit (gasnete_rma.c) */
 extern void gasnete_progress(void);
 extern void gasnete_rma_quiesce(void);
+/* the state dump's description of this layer's waits (gasnete_diag.c), and its parts: the
+ * oldest primordial barrier (gasnete_barrier.c), the collective of an event (gasnete_coll.c;
+ * 0 if ev is none's) */
+extern void gasnete_describe(const gasneti_waitrec_t *w, char *buf, size_t len);
+extern void gasnete_barrier_describe(char *buf, size_t len);
+extern int gasnete_coll_describe(gex_Event_t ev, char *buf, size_t len);
 
 /* AM-based reference RMA: moves [src, src+n) and decrements *done once complete.
  * Returns nonzero only if IMMEDIATE is in flags and nothing was started. */

@@ -125,8 +125,39 @@ static void connect_qp(gex_Rank_t r, const addr_t *a) {
     __atomic_store_n(&gasnetc_ibv_peers[r].state, GASNETC_IBV_UP, __ATOMIC_RELEASE);
 }
 
+/* the state dump's lines (gasneti_watchdog.c): racy reads, no lock; the QP's state as
+ * the driver has it (ibv_query_qp) for a peer with send work outstanding or not connected */
+static int diag_peer(gex_Rank_t r, char *buf, size_t len) {
+    static const char *const qps[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+    const gasnetc_ibv_peer_t *p = &gasnetc_ibv_peers[r];
+    int st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE), out = __atomic_load_n(&p->sq_out, __ATOMIC_RELAXED);
+    if (st == GASNETC_IBV_NONE && gasnetc_ibv_lazy) return 0; /* never contacted */
+    if (st == GASNETC_IBV_UP && !out) return 0;
+    struct ibv_qp_attr a;
+    struct ibv_qp_init_attr ia;
+    const char *qs = "none";
+    if (p->qp && !ibv_query_qp(p->qp, &a, IBV_QP_STATE, &ia)) qs = a.qp_state <= IBV_QPS_ERR ? qps[a.qp_state] : "?";
+    snprintf(buf, len, "QP %u %s (%s), %d send work requests outstanding (of %d)", p->qp ? p->qp->qp_num : 0u,
+             st == GASNETC_IBV_UP ? "up" : st == GASNETC_IBV_CONNECTING ? "connecting" : "not connected", qs, out,
+             GASNETC_IBV_SQ_DEPTH);
+    return 1;
+}
+static void diag_lines(void (*line)(const char *fmt, ...)) {
+    int up = 0, connecting = 0;
+    for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
+        int st = __atomic_load_n(&gasnetc_ibv_peers[r].state, __ATOMIC_RELAXED);
+        up += st == GASNETC_IBV_UP;
+        connecting += st == GASNETC_IBV_CONNECTING;
+    }
+    line("ibv: %d QPs up, %d connecting (%s connection); send work requests over every QP: %d of %d",
+         up, connecting, gasnetc_ibv_lazy ? "lazy" : "eager", __atomic_load_n(&gasnetc_ibv_sq_total, __ATOMIC_RELAXED),
+         gasnetc_ibv_sq_max);
+}
+static const gasneti_diag_conduit_t diag = {diag_peer, diag_lines};
+
 void gasnetc_ibv_connect_init(gasneti_bootstrap_t *boot) {
     (void)boot;
+    gasneti_diag_register(&diag);
     gex_Rank_t n = gasneti_nodes;
     gasnetc_ibv_peers = calloc(n, sizeof(gasnetc_ibv_peer_t));
     if (!gasnetc_ibv_peers) gasneti_fatalerror("ibv-conduit: out of memory for %u peers", (unsigned)n);

@@ -375,8 +375,17 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
 /* ---------------------------------------------------------------------------------
  * Start-up and shut-down
  * --------------------------------------------------------------------------------- */
+/* the state dump's lines (gasneti_watchdog.c): racy reads, no lock */
+static int diag_peer(gex_Rank_t r, char *buf, size_t len) { return gasneti_credit_diag(&cr, r, buf, len); }
+static void diag_lines(void (*line)(const char *fmt, ...)) {
+    line("MPI: %d sends in flight (of %d send slots), %d payloads being received apart, %d receives per channel",
+         __atomic_load_n(&nactive, __ATOMIC_RELAXED), MAXSEND, __atomic_load_n(&npend, __ATOMIC_RELAXED), RECVS);
+}
+static const gasneti_diag_conduit_t diag = {diag_peer, diag_lines};
+
 int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     (void)boot;
+    gasneti_diag_register(&diag);
     peers = calloc(gasneti_nodes, sizeof(peer_t));
     if (!peers) gasneti_fatalerror("mpi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) peers[r].credit_req = MPI_REQUEST_NULL;

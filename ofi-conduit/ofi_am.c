@@ -427,7 +427,17 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
 /* ---------------------------------------------------------------------------------
  * Start-up and shut-down
  * --------------------------------------------------------------------------------- */
+/* the state dump's lines (gasneti_watchdog.c): racy reads, no lock */
+static int diag_peer(gex_Rank_t r, char *buf, size_t len) { return gasneti_credit_diag(&cr, r, buf, len); }
+static void diag_lines(void (*line)(const char *fmt, ...)) {
+    line("ofi provider %s: %d of %d send slots free, %d receive buffers, %d waiting to be posted again",
+         gasnetc_ofi_info && gasnetc_ofi_info->fabric_attr ? gasnetc_ofi_info->fabric_attr->prov_name : "?",
+         gasneti_slots_peek(&pool), MAXSEND, nrbufs, __atomic_load_n(&nrepost, __ATOMIC_RELAXED));
+}
+static const gasneti_diag_conduit_t diag = {diag_peer, diag_lines};
+
 void gasnetc_ofi_am_init(void) {
+    gasneti_diag_register(&diag);
     if (gasnetc_ofi_inject_size < PRE + sizeof(gasneti_wire_hdr_t))
         gasneti_fatalerror("ofi-conduit: provider %s injects at most %zu bytes, less than a credit message (%zu): "
                            "not supported yet (choose another with FI_PROVIDER)",

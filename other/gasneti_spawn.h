@@ -51,7 +51,8 @@ enum {
     CTRL_ALL_EXITING,
     CTRL_ABORT,
     CTRL_PEER_EXITING,
-    CTRL_P2P
+    CTRL_P2P,
+    CTRL_DUMP /* launcher to rank: print the state dump (GASNET_DUMP_SIGNAL to the launcher) */
 };
 typedef struct {
     uint32_t type, len;

@@ -23,6 +23,7 @@
  * get ABORT, then SIGTERM and SIGKILL (children of this launcher) after a grace. */
 #include "gasneti_spawn.h"
 #include "gasneti_fdio.h"
+#include "../gasnet_core/gasneti_dumpsig.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -136,6 +137,9 @@ static void signal_children(int sig) {
 }
 
 static void on_signal(int sig) { got_signal = sig; }
+/* GASNET_DUMP_SIGNAL (default SIGUSR1) to the launcher: every rank prints its state dump */
+static volatile sig_atomic_t got_dump;
+static void on_dump_signal(int sig) { (void)sig; got_dump = 1; }
 
 static void remove_job_shm(void) {
     char prefix[96];
@@ -713,6 +717,9 @@ static void catch_signals(void) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    int ds = gasneti_dump_signal_parse(getenv("GASNET_DUMP_SIGNAL"));
+    sa.sa_handler = on_dump_signal;
+    if (ds > 0) sigaction(ds, &sa, NULL);
 }
 
 /* the serve loop's state: connections that have not said HELLO, and the poll set */
@@ -741,6 +748,10 @@ static int start_ranks(char spawn, const char *master, int argc, char **argv, ch
  * job; an abort's grace periods run out (SIGTERM, then SIGKILL to the survivors); ranks
  * that have not connected within spawn_timeout s of the start abort it. */
 static void check_deadlines(double t, double start, double spawn_timeout) {
+    if (got_dump) { /* forwarded over the control connections: reaches ranks on every host */
+        got_dump = 0;
+        for (int i = 0; i < nranks; i++) send_msg(i, CTRL_DUMP, NULL, 0);
+    }
     if (got_signal && !kill_at) {
         char why[80];
         snprintf(why, sizeof(why), "got signal %d (%s)", (int)got_signal, strsignal(got_signal));

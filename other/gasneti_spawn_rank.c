@@ -130,6 +130,7 @@ static void *control_thread(void *arg) {
                 }
                 break;
             case CTRL_ABORT: leave_job(h.len >= 4 ? *(int32_t *)data : 1);
+            case CTRL_DUMP: gasneti_dump_pending = 1; break; /* the next poll prints it */
             default: break;
         }
         free(data);

@@ -6,6 +6,7 @@
  * ring per receiving rank in the same mapping (its pages are touched only when used).
  * Layer: smp-conduit. */
 #include "conduit_contract.h"
+#include "gasneti_dumpsig.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -199,6 +200,9 @@ static gasneti_bootstrap_t smp_boot = {"smp-fork",      smp_barrier,    smp_exch
  * --------------------------------------------------------------------------------- */
 static volatile sig_atomic_t monitor_sig;
 static void monitor_sighandler(int sig) { monitor_sig = sig; }
+/* GASNET_DUMP_SIGNAL (default SIGUSR1) to the job's first process: forwarded to every rank */
+static volatile sig_atomic_t monitor_dump;
+static void monitor_dumphandler(int sig) { (void)sig; monitor_dump = 1; }
 
 static double mono_now(void) {
     struct timespec ts;
@@ -223,6 +227,9 @@ GASNETI_NORETURN static void monitor(pid_t *pids, int n) {
     sigemptyset(&sa.sa_mask);
     const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     for (int i = 0; i < 4; i++) sigaction(sigs[i], &sa, NULL);
+    const int dump_sig = gasneti_dump_signal_parse(getenv("GASNET_DUMP_SIGNAL"));
+    sa.sa_handler = monitor_dumphandler;
+    if (dump_sig > 0) sigaction(dump_sig, &sa, NULL);
 
     int alive = n, first_nonzero = 0;
     double kill_at = 0; /* once tearing down: SIGKILL the survivors at this time */
@@ -257,6 +264,10 @@ GASNETI_NORETURN static void monitor(pid_t *pids, int n) {
             continue;
         }
         if (pid < 0 && errno == ECHILD) break;
+        if (monitor_dump) {
+            monitor_dump = 0;
+            if (!kill_at) signal_all(pids, n, dump_sig);
+        }
         if (monitor_sig && !kill_at) {
             set_job_code(128 + monitor_sig);
             signal_all(pids, n, SIGTERM);

@@ -31,6 +31,7 @@ TESTS = [
     ("test_legacy", ["test_legacy.c"]),
     ("test_legacy_cxx", ["test_legacy_cxx.cc"]),
     ("test_exit", ["test_exit.c", "test_util.h"]),
+    ("test_watch", ["test_watch.c", "test_util.h"]),
     ("test_badarg", ["test_badarg.c", "test_util.h"]),
     ("test_cxx", ["test_cxx.cc"]),
     ("test_shmspace", ["test_shmspace.c"]),

@@ -477,7 +477,28 @@ int gasnetc_poll(void) { return ucx_poll(gasneti_net_nested()); }
 /* ---------------------------------------------------------------------------------
  * Start-up and shut-down
  * --------------------------------------------------------------------------------- */
+/* the state dump's lines (gasneti_watchdog.c): racy reads, no lock */
+static int diag_peer(gex_Rank_t r, char *buf, size_t len) {
+    size_t at;
+    int busy = gasneti_credit_diag(&cr, r, buf, len);
+    int refused = refused_at && __atomic_load_n(&refused_at[r], __ATOMIC_RELAXED) == poll_epoch;
+    if (!busy && !refused && gasnetc_ucx_ep[r]) return 0;
+    at = strlen(buf);
+    snprintf(buf + at, len - at, "%sUCX endpoint %s%s", at ? "; " : "",
+             !gasnetc_ucx_ep[r] ? "not created" : gasnetc_ucx_ep_failed ? "created (an endpoint of this process failed)"
+                                                                        : "connected",
+             refused ? ", refused a send at once in this poll (no room)" : "");
+    return 1;
+}
+static void diag_lines(void (*line)(const char *fmt, ...)) {
+    line("UCX %s: %d of %d send slots free; sends: %zu inline, %zu by slot, %zu payloads apart, %zu rendezvous; "
+         "endpoint failure: %s", ucp_get_version_string(), gasneti_slots_peek(&pool), MAXSEND, n_inline, n_slot, n_apart,
+         n_rndv, gasnetc_ucx_ep_failed ? "yes" : "none");
+}
+static const gasneti_diag_conduit_t diag = {diag_peer, diag_lines};
+
 void gasnetc_ucx_am_init(void) {
+    gasneti_diag_register(&diag);
     int64_t lm = gasneti_getenv_int("GASNET_UCX_LONG_APART", LONG_APART);
     if (lm < 0) gasneti_launch_error("GASNET_UCX_LONG_APART=%lld: a number of bytes, 0 (never) or more", (long long)lm);
     long_min = gasnetc_ucx_max_am_header >= HDR_MAX ? (size_t)lm : 0;

@@ -526,7 +526,27 @@ static void set_bufsize(int opt, int force_opt, int bytes) {
         (void)setsockopt(sock, SOL_SOCKET, opt, &bytes, sizeof(bytes));
 }
 
+/* ---------------------------------------------------------------------------------
+ * The state dump's lines (gasneti_watchdog.c): racy reads, no lock
+ * --------------------------------------------------------------------------------- */
+static int diag_peer(gex_Rank_t r, char *buf, size_t len) {
+    const peer_t *p = &peers[r];
+    uint32_t req = p->tx[CH_REQ].next - p->tx[CH_REQ].base, rep = p->tx[CH_REP].next - p->tx[CH_REP].base;
+    if (!req && !rep && !p->owed) return 0;
+    snprintf(buf, len, "udp window: %u requests and %u replies sent, not yet acknowledged (%zu bytes, of %d and %zu "
+             "allowed); rto %.1f ms; an ack owed to it: %s", (unsigned)req, (unsigned)rep,
+             p->tx[CH_REQ].inflight + p->tx[CH_REP].inflight, WIN, window_bytes, p->rto / 1e6, p->owed ? "yes" : "no");
+    return req || rep;
+}
+static void diag_lines(void (*line)(const char *fmt, ...)) {
+    line("udp socket %d; window %d datagrams and %zu bytes per peer and channel; datagrams sent %lu, resent %lu "
+         "(%lu fast), acks %lu, duplicates %lu, dropped %lu", sock, WIN, window_bytes, counts.sent, counts.resent,
+         counts.fast, counts.acks, counts.dups, counts.bad_key + counts.bad_hdr + counts.bad_len);
+}
+static const gasneti_diag_conduit_t diag = {diag_peer, diag_lines};
+
 int gasnetc_network_init(gasneti_bootstrap_t *boot) {
+    gasneti_diag_register(&diag);
     rto_min = (uint64_t)(env_seconds("GASNET_UDP_RTO_MIN", (double)rto_min * 1e-9) * 1e9);
     rto_init = (uint64_t)(env_seconds("GASNET_UDP_RTO_INIT", (double)rto_init * 1e-9) * 1e9);
     give_up = env_seconds("GASNET_REQUESTTIMEOUT_MAX", give_up);
