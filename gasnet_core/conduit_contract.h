@@ -249,7 +249,7 @@ extern void gasnetc_network_fini(void);
  *     conduit's handle (a remote key unpacked once, say), which the core keeps in
  *     gasneti_peerseg_t._rkey for the life of the process (never released: the
  *     process ends with them), or NULL: not reachable by RDMA.
- *   gasnetc_put / gasnetc_get / (primordial segment) gasnetc_amo are then called with
+ *   gasnetc_put / gasnetc_get / gasnetc_amo are then called with
  *     that handle, for any endpoint, whenever the target is not a load/store neighbour
  *     and its bound segment has one (gasnet_extended/gasnete_rma.c). */
 #if GASNETC_SEGKEY_MAX
@@ -371,21 +371,22 @@ extern int gasnetc_get(void *dest, gex_Rank_t jobrank, const void *rkey, void *s
                        gasneti_counter_t *rc, gex_Flags_t flags);
 #endif
 #if GASNETC_NATIVE_AMO
-/* 1 if the network can perform every operation of `ops` (GEX_OP_* bits) on `dt` on the
- * primordial endpoint's segment of every rank, the caller's own and its neighbors'
- * included (then gasnete_ratomic.c sends every operation of that atomic domain there
- * through gasnetc_amo, so that all of them are atomic with respect to each other); 0: the
- * domain uses CPU atomics and AMs. Decided from the provider and the conduit's knobs
+/* 1 if the network can perform every operation of `ops` (GEX_OP_* bits) on `dt` on every
+ * segment with a key (gasnetc_segkey_unpack), the caller's own and its neighbors'
+ * included (then gasnete_ratomic.c sends every operation of that atomic domain on such a
+ * segment through gasnetc_amo, so that all of them are atomic with respect to each
+ * other); 0: the domain uses CPU atomics and AMs. Decided from the provider and the conduit's knobs
  * only, so the same on every rank; 0 whenever gasnetc_rma_native is 0. */
 extern int gasnetc_amo_domain(gex_DT_t dt, gex_OP_t ops);
 /* One operation `op` (a single GEX_OP_* of a domain gasnetc_amo_domain accepted) on the
- * dt at tgt in jobrank's primordial segment (jobrank may be this process or a neighbor).
+ * dt at tgt in a segment of jobrank (this process or a neighbor too) whose key is rkey
+ * (gasnetc_segkey_unpack's handle: the primordial segment's or a bound one's).
  * operand1/operand2 as in gex_AD_OpNB (read before the call returns); result: where a
  * fetching op's old value goes (NULL for a non-fetching op), valid until completion.
  * gasneti_counter_done(rc) once the operation is performed at the target and the result
  * is in place (the caller incremented rc). Returns 0, or 1 having started nothing when
  * GEX_FLAG_IMMEDIATE is in flags and the network has no room now. */
-extern int gasnetc_amo(gex_Rank_t jobrank, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1,
+extern int gasnetc_amo(gex_Rank_t jobrank, const void *rkey, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1,
                        const void *operand2, void *result, gasneti_counter_t *rc, gex_Flags_t flags);
 #endif
 

@@ -172,6 +172,8 @@ int gasneti_Client_Init(int *linkconfig, const struct gasneti_layer_s *layer, ge
     tm->_size = gasneti_nodes;
     gasneti_peerseg = xcalloc(gasneti_nodes, sizeof(gasneti_peerseg_t));
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) gasneti_peerseg[r]._nbr_delta = GASNETI_NOT_NBR;
+    gasneti_nbr_none = xcalloc(gasneti_nodes, sizeof(intptr_t));
+    tm->_nbr = gasneti_nbr_none;
     gasneti_client0 = client;
     gasneti_tm0 = tm;
     gasneti_ep_init0(ep);

@@ -29,6 +29,27 @@ static gex_HSL_t ep_lock = GEX_HSL_INITIALIZER;
 static gex_EP_Index_t n_eps = 1;
 static uint32_t next_seg_id = 1; /* 0: the primordial segment (gex_Segment_Attach) */
 
+/* ---- the teams' neighbor tables (gasneti_tm_nbr_delta) ---- */
+intptr_t *gasneti_nbr_none;
+
+void gasneti_tm_nbr_learn(gex_TM_t tm, gex_Rank_t rank, intptr_t delta) {
+    intptr_t *t = __atomic_load_n(&tm->_nbr, __ATOMIC_ACQUIRE);
+    if (t == gasneti_nbr_none) { /* the team's own, made on its first neighbor */
+        intptr_t *mine = calloc(tm->_size, sizeof *mine);
+        if (!mine) return; /* it keeps the slow path */
+        if (__atomic_compare_exchange_n(&tm->_nbr, &t, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            t = mine;
+        else
+            free(mine); /* another thread's won */
+    }
+    __atomic_store_n(&t[rank], delta + 1, __ATOMIC_RELAXED);
+}
+
+void gasneti_tm_nbr_free(gex_TM_t tm) {
+    if (tm->_nbr != gasneti_nbr_none) free(tm->_nbr);
+    tm->_nbr = gasneti_nbr_none;
+}
+
 /* the pair "teams" of an endpoint, one per remote index: rank arguments are jobranks */
 static void make_pairs(gex_EP_t ep) {
     ep->_pairs = calloc(GASNET_MAXEPS, sizeof(struct gasneti_tm_s));
@@ -38,6 +59,7 @@ static void make_pairs(gex_EP_t ep) {
         p->_ep = ep;
         p->_rank = gasneti_mynode;
         p->_size = gasneti_nodes;
+        p->_nbr = gasneti_nbr_none;
         p->_flags = GASNETI_TM_PAIR;
         p->_rem_ep = i;
     }

@@ -276,6 +276,12 @@ struct gasneti_tm_s {
     gex_EP_t _ep;
     gex_Rank_t _rank;
     gex_Rank_t _size;
+    /* team rank -> 1 + the delta of that member's bound segment (see gasneti_peerseg_t)
+     * for the members RMA has reached by load/store so far, 0 for the others (a delta is
+     * a multiple of the page size, never -1): the neighbor fast path reads only this
+     * (gasneti_tm_nbr_delta). Never NULL: every team starts on the shared all-zero
+     * gasneti_nbr_none; gasneti_tm_nbr_learn gives it its own on its first neighbor. */
+    intptr_t *_nbr;
     const gex_Rank_t *_jobranks; /* team rank -> jobrank; NULL means identity */
     const gex_EP_Index_t *_epidx; /* team rank -> endpoint index; NULL means _rem_ep for all */
     gex_EP_Index_t _rem_ep;
@@ -331,6 +337,24 @@ GASNETI_ALWAYS_INLINE const gasneti_peerseg_t *gasneti_peerseg_of(gex_Rank_t _jo
     const gasneti_peerseg_t *_t = gasneti_epseg[_ep];
     return _t ? &_t[_jobrank] : &gasneti_noseg;
 }
+/* The neighbor fast path of the RMA wrappers: 1 + team member `_rank`'s delta (add the
+ * delta to an address in that member's bound segment to get ours), or 0 when it is not a
+ * load/store peer or RMA has not reached it by load/store yet (a test against 0, and the
+ * -1 folds into the address arithmetic). The rank is checked in every build (as
+ * gasneti_tm_jobrank_checked does); segment bounds are the debug checks'. An entry only
+ * ever goes from 0 to its final value (a bound segment is never unbound), so a relaxed
+ * read is enough; the table pointer is published with a release store and read through
+ * an address dependency. */
+extern intptr_t *gasneti_nbr_none; /* [gasneti_nodes] zeros */
+GASNETI_ALWAYS_INLINE intptr_t gasneti_tm_nbr_delta(gex_TM_t _tm, gex_Rank_t _rank, const char *_call) {
+    if (GASNETI_UNLIKELY(_rank >= _tm->_size)) gasneti_bad_rank(_tm, _rank, _call);
+    return __atomic_load_n(&_tm->_nbr[_rank], __ATOMIC_RELAXED);
+}
+/* Records the delta the slow path found for member `_rank` (cold: once per member). */
+extern void gasneti_tm_nbr_learn(gex_TM_t tm, gex_Rank_t rank, intptr_t delta) GASNETI_COLD;
+/* frees a team's own table (gex_TM_Destroy) */
+extern void gasneti_tm_nbr_free(gex_TM_t tm);
+
 /* the bound segment of team member `_rank` (jobrank `_jr`) */
 GASNETI_ALWAYS_INLINE const gasneti_peerseg_t *gasneti_tm_peerseg(gex_TM_t _tm, gex_Rank_t _rank, gex_Rank_t _jr) {
     return gasneti_peerseg_of(_jr, gasneti_tm_epidx(_tm, _rank));

@@ -15,10 +15,12 @@
  * Network atomics (GASNETC_NATIVE_AMO: ofi-conduit's fi_atomic) are not known to be
  * atomic with respect to the CPU's, so the choice between them and the above is made per
  * domain, once, at gex_AD_Create (gasnetc_amo_domain: the conduit can do every operation
- * of the domain on its type): such a domain sends every operation on the primordial
- * endpoint's segments through the network (gasnetc_amo), those targeting this process
- * and its neighbors included. Segments of other endpoints, which the network does not
- * reach, keep the CPU/AM path; a location is in one segment, so no location sees both.
+ * of the domain on its type): such a domain sends every operation on a segment the
+ * network reaches (one with a key: the primordial segments, and the bound segments of
+ * other endpoints once published) through the network (gasnetc_amo), those targeting
+ * this process and its neighbors included. Segments without a key (memory the conduit
+ * could not register) keep the CPU/AM path; a location is in one segment, and every
+ * process has the same key for it, so no location sees both.
  *
  * Floating-point operations other than SET/GET/SWAP/CAS are compare-and-swap loops on
  * the value's bits; (F)CAS compares bits (the spec allows it). Integer MULT, MIN and MAX
@@ -29,17 +31,23 @@
 #include "gasnete_internal.h"
 #include <gasnet_ratomic.h>
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct gasneti_ad_s {
-    gex_TM_t tm;
+    gex_TM_t tm; /* tm and cpu: gasneti_ad_head_t, read by the inline path (gasnet_ratomic.h) */
+    int cpu;     /* !network: operations on load/store peers are CPU atomics */
     gex_DT_t dt;
     gex_OP_t ops;
     gex_Flags_t flags;
     void *cdata;
-    int network; /* every operation on primordial segments by gasnetc_amo */
+    int network; /* every operation on a segment with a key by gasnetc_amo */
 };
+
+_Static_assert(offsetof(struct gasneti_ad_s, tm) == offsetof(gasneti_ad_head_t, _tm) &&
+                   offsetof(struct gasneti_ad_s, cpu) == offsetof(gasneti_ad_head_t, _cpu),
+               "a domain begins with gasneti_ad_head_t");
 
 #define FETCHING_OPS                                                                                       \
     (GEX_OP_SWAP | GEX_OP_FCAS | GEX_OP_FADD | GEX_OP_FSUB | GEX_OP_FMULT | GEX_OP_FMIN | GEX_OP_FMAX |      \
@@ -197,6 +205,7 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
 #if GASNETC_NATIVE_AMO
     ad->network = gasnetc_amo_domain(dt, ops);
 #endif
+    ad->cpu = !ad->network;
     if (gasneti_mynode == 0 && gasnett_verboseenv())
         fprintf(stderr, "gex_AD_Create: %s domain, ops 0x%x: %s\n", gasnete_dt_name(dt) + 7, (unsigned)ops,
                 ad->network ? "network atomics (" GASNETC_NAME " conduit) for every target"
@@ -270,7 +279,7 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     if (flags & GEX_FLAG_AD_REL) __atomic_thread_fence(__ATOMIC_RELEASE);
     intptr_t delta = seg->_nbr_delta;
 #if GASNETC_NATIVE_AMO
-    if (ad->network && ep == 0) { /* by the network, whoever the target is */
+    if (ad->network && seg->_rkey) { /* by the network, whoever the target is */
         gex_Event_t nev = GEX_EVENT_INVALID;
         gasneti_counter_t *ndone;
         int ncat = op == GEX_OP_SET ? GASNETI_NBI_PUT : op == GEX_OP_GET ? GASNETI_NBI_GET : GASNETI_NBI_RMW;
@@ -281,7 +290,7 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
             ndone = &nev->pending;
         }
         gasneti_counter_add(ndone);
-        if (gasnetc_amo(jr, tgt_addr, dt, op, operand1, operand2, result_p, ndone, flags)) {
+        if (gasnetc_amo(jr, seg->_rkey, tgt_addr, dt, op, operand1, operand2, result_p, ndone, flags)) {
             gasneti_counter_done(ndone); /* IMMEDIATE and no room: nothing started */
             if (!nbi) gasneti_event_free(nev);
             return GEX_EVENT_NO_OP;
@@ -290,6 +299,9 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
     }
 #endif
     if (delta != GASNETI_NOT_NBR) {
+        /* the inline path takes the next operations on this member (a team rank) */
+        if (!(flags & GEX_FLAG_RANK_IS_JOBRANK) && !__atomic_load_n(&ad->tm->_nbr[tgt_rank], __ATOMIC_RELAXED))
+            gasneti_tm_nbr_learn(ad->tm, tgt_rank, delta);
         apply(dt, op, (void *)((uintptr_t)tgt_addr + delta), operand1, operand2, result_p);
         if (flags & GEX_FLAG_AD_ACQ) __atomic_thread_fence(__ATOMIC_ACQUIRE);
         return GEX_EVENT_INVALID;

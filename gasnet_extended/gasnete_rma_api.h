@@ -1,8 +1,9 @@
 /* gasnete_rma_api.h: public RMA, event, NBI and barrier API.
  * Layer: extended (installed, included by gasnetex.h).
- * Each RMA call is one straight line: debug check (compiled out) -> same-host
- * shortcut (a load/store into the peer's mapped segment) -> one call into the
- * extended layer, which picks the conduit's native RDMA or the AM-based reference. */
+ * Each RMA call is one straight line: debug check (compiled out) -> the neighbor fast
+ * path (the team's table of load/store peers, then one load/store/memcpy into the peer's
+ * mapped segment) -> otherwise rank translation, the same-host test, and one call into
+ * the extended layer, which picks the conduit's native RDMA or the AM-based reference. */
 #ifndef GASNETE_RMA_API_H
 #define GASNETE_RMA_API_H
 
@@ -61,13 +62,31 @@ extern void gasneti_check_rma_val(size_t nbytes, const char *call);
 #  define GASNETI_CHECK_RMA_VAL(n, call) ((void)0)
 #endif
 
-/* The one same-host test: the address of dest/src (in the bound segment _seg) in our
- * mapping, or NULL; none to look for when the caller asserts GEX_FLAG_PEER_NEVER_NBRHD
- * (a constant flags argument folds the test away). */
-GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(const gasneti_peerseg_t *_seg, const void *_addr, gex_Flags_t _flags) {
+/* The neighbor fast path, tried first by every call below: 1 + the delta (add the delta
+ * to an address in team member `_rank`'s bound segment to get ours) when the team's table
+ * (gasneti_tm_nbr_delta) knows the member as a load/store peer, else 0. What remains of
+ * the call is then one load/store/memcpy at GASNETI_NBR_PTR. Not in trace builds (whose
+ * records name the job rank), nor under SEG_OFFSET or PEER_NEVER_NBRHD flags (nearly
+ * always constants: the test folds away). */
+GASNETI_ALWAYS_INLINE intptr_t gasneti_nbr_fast(gex_TM_t _tm, gex_Rank_t _rank, gex_Flags_t _flags,
+                                                const char *_call) {
+    if (GASNETI_TRACE || (_flags & (GEX_FLAG_PEER_NEVER_NBRHD | GASNETI_FLAG_SEG_OFFSET))) return 0;
+    return gasneti_tm_nbr_delta(_tm, _rank, _call);
+}
+#define GASNETI_NBR_PTR(addr, delta1) ((void *)((uintptr_t)(addr) + (uintptr_t)(delta1) - 1u))
+
+/* The same-host test of the slow path (a member the team's table does not know yet, or
+ * flags the fast path leaves alone): the address of dest/src (in the bound segment _seg
+ * of member _rank) in our mapping, or NULL; none to look for when the caller asserts
+ * GEX_FLAG_PEER_NEVER_NBRHD. A neighbor found here is recorded in the team's table, so
+ * the next call takes the fast path. */
+GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(gex_TM_t _tm, gex_Rank_t _rank, const gasneti_peerseg_t *_seg,
+                                             const void *_addr, gex_Flags_t _flags) {
     if (_flags & GEX_FLAG_PEER_NEVER_NBRHD) return (void *)0;
     intptr_t _d = _seg->_nbr_delta;
-    return GASNETI_LIKELY(_d != GASNETI_NOT_NBR) ? (void *)((uintptr_t)_addr + _d) : (void *)0;
+    if (_d == GASNETI_NOT_NBR) return (void *)0;
+    if (__atomic_load_n(&_tm->_nbr[_rank], __ATOMIC_RELAXED) == 0) gasneti_tm_nbr_learn(_tm, _rank, _d);
+    return (void *)((uintptr_t)_addr + (uintptr_t)_d);
 }
 
 /* SEG_OFFSET arguments become addresses (a test of a flags argument that is nearly always
@@ -84,11 +103,16 @@ GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(const gasneti_peerseg_t *_seg, cons
 GASNETI_ALWAYS_INLINE int gex_RMA_PutBlocking(gex_TM_t _tm, gex_Rank_t _rank, void *_dest, const void *_src,
                                               size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_PutBlocking");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_PutBlocking");
+    if (GASNETI_LIKELY(_d != 0)) {
+        memcpy(GASNETI_NBR_PTR(_dest, _d), _src, _nbytes);
+        return 0;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutBlocking");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_BLOCKING, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _dest, _flags);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         return 0;
@@ -103,11 +127,17 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNB(gex_TM_t _tm, gex_Rank_t _rank, 
                                                size_t _nbytes, gex_Event_t *_lc_opt, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_LC_FLAGS, "gex_RMA_PutNB");
     GASNETI_CHECK_LC(_lc_opt, 0, 1, "gex_RMA_PutNB");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_PutNB");
+    if (GASNETI_LIKELY(_d != 0)) {
+        memcpy(GASNETI_NBR_PTR(_dest, _d), _src, _nbytes);
+        gasneti_lc_done_at_once(_lc_opt);
+        return GEX_EVENT_INVALID;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNB");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_NB, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _dest, _flags);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         gasneti_lc_done_at_once(_lc_opt);
@@ -120,11 +150,16 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_
                                          size_t _nbytes, gex_Event_t *_lc_opt, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _src, _dest, _nbytes, _flags, GASNETI_RMA_LC_FLAGS, "gex_RMA_PutNBI");
     GASNETI_CHECK_LC(_lc_opt, 1, 1, "gex_RMA_PutNBI");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_PutNBI");
+    if (GASNETI_LIKELY(_d != 0)) {
+        memcpy(GASNETI_NBR_PTR(_dest, _d), _src, _nbytes);
+        return 0;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNBI");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _src, _dest);
     GASNETI_TRACE_OP(GASNETI_TK_PUT_NBI, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _dest, _flags);
     if (_near) {
         memcpy(_near, _src, _nbytes);
         return 0;
@@ -136,11 +171,16 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBI(gex_TM_t _tm, gex_Rank_t _rank, void *_
 GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                               size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetBlocking");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_GetBlocking");
+    if (GASNETI_LIKELY(_d != 0)) {
+        memcpy(_dest, GASNETI_NBR_PTR(_src, _d), _nbytes);
+        return 0;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetBlocking");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_BLOCKING, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _src, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _src, _flags);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return 0;
@@ -154,11 +194,16 @@ GASNETI_ALWAYS_INLINE int gex_RMA_GetBlocking(gex_TM_t _tm, void *_dest, gex_Ran
 GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                                size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNB");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_GetNB");
+    if (GASNETI_LIKELY(_d != 0)) {
+        memcpy(_dest, GASNETI_NBR_PTR(_src, _d), _nbytes);
+        return GEX_EVENT_INVALID;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetNB");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_NB, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _src, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _src, _flags);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return GEX_EVENT_INVALID;
@@ -169,11 +214,16 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_GetNB(gex_TM_t _tm, void *_dest, gex_R
 GASNETI_ALWAYS_INLINE int gex_RMA_GetNBI(gex_TM_t _tm, void *_dest, gex_Rank_t _rank, void *_src,
                                          size_t _nbytes, gex_Flags_t _flags) {
     GASNETI_CHECK_RMA_OP(_tm, _rank, _dest, _src, _nbytes, _flags, GASNETI_RMA_FLAGS, "gex_RMA_GetNBI");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_GetNBI");
+    if (GASNETI_LIKELY(_d != 0)) {
+        memcpy(_dest, GASNETI_NBR_PTR(_src, _d), _nbytes);
+        return 0;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetNBI");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     GASNETI_RMA_TRANSLATE(_tm, _ps, _flags, _dest, _src);
     GASNETI_TRACE_OP(GASNETI_TK_GET_NBI, _jr, _nbytes, 0);
-    void *_near = gasneti_nbr_addr(_ps, _src, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _src, _flags);
     if (_near) {
         memcpy(_dest, _near, _nbytes);
         return 0;
@@ -231,10 +281,12 @@ GASNETI_ALWAYS_INLINE gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t _tm, gex_R
     GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_GetBlockingVal");
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _src, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_GetBlockingVal");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_GetBlockingVal");
+    if (GASNETI_LIKELY(_d != 0)) return gasneti_val_load(GASNETI_NBR_PTR(_src, _d), _nbytes);
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_GetBlockingVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _src = gasneti_seg_offset_addr(_ps, _src);
-    void *_near = gasneti_nbr_addr(_ps, _src, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _src, _flags);
     if (_near) return gasneti_val_load(_near, _nbytes);
     gex_RMA_Value_t _buf = 0;
     gex_Event_t _ev = gasnete_get_nb(gasneti_tm_epidx(_tm, _rank), &_buf, _jr, _src, _nbytes,
@@ -250,10 +302,15 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutBlockingVal(gex_TM_t _tm, gex_Rank_t _rank,
     GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutBlockingVal");
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutBlockingVal");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_PutBlockingVal");
+    if (GASNETI_LIKELY(_d != 0)) {
+        gasneti_val_store(GASNETI_NBR_PTR(_dest, _d), _value, _nbytes);
+        return 0;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutBlockingVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
-    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _dest, _flags);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return 0;
@@ -272,10 +329,15 @@ GASNETI_ALWAYS_INLINE int gex_RMA_PutNBIVal(gex_TM_t _tm, gex_Rank_t _rank, void
     GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutNBIVal");
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutNBIVal");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_PutNBIVal");
+    if (GASNETI_LIKELY(_d != 0)) {
+        gasneti_val_store(GASNETI_NBR_PTR(_dest, _d), _value, _nbytes);
+        return 0;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNBIVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
-    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _dest, _flags);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return 0;
@@ -291,10 +353,15 @@ GASNETI_ALWAYS_INLINE gex_Event_t gex_RMA_PutNBVal(gex_TM_t _tm, gex_Rank_t _ran
     GASNETI_CHECK_RMA_VAL(_nbytes, "gex_RMA_PutNBVal");
     GASNETI_CHECK_RMA_OP(_tm, _rank, (const void *)0, _dest, _nbytes, _flags, GASNETI_RMA_VAL_FLAGS,
                          "gex_RMA_PutNBVal");
+    intptr_t _d = gasneti_nbr_fast(_tm, _rank, _flags, "gex_RMA_PutNBVal");
+    if (GASNETI_LIKELY(_d != 0)) {
+        gasneti_val_store(GASNETI_NBR_PTR(_dest, _d), _value, _nbytes);
+        return GEX_EVENT_INVALID;
+    }
     gex_Rank_t _jr = gasneti_tm_jobrank_checked(_tm, _rank, "gex_RMA_PutNBVal");
     const gasneti_peerseg_t *_ps = gasneti_tm_peerseg(_tm, _rank, _jr);
     if (_flags & GEX_FLAG_PEER_SEG_OFFSET) _dest = gasneti_seg_offset_addr(_ps, _dest);
-    void *_near = gasneti_nbr_addr(_ps, _dest, _flags);
+    void *_near = gasneti_nbr_addr(_tm, _rank, _ps, _dest, _flags);
     if (_near) {
         gasneti_val_store(_near, _value, _nbytes);
         return GEX_EVENT_INVALID;

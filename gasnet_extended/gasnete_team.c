@@ -89,6 +89,7 @@ static gex_TM_t new_team(gex_EP_t local, gex_Rank_t *jr, gex_EP_Index_t *ep, gex
     tm->_ep = local;
     tm->_rank = me;
     tm->_size = size;
+    tm->_nbr = gasneti_nbr_none;
     tm->_jobranks = jr;
     tm->_epidx = ep;
     tm->_id = id;
@@ -211,6 +212,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
     }
     id_unregister(tm->_id, tm->_rank);
     gasnete_coll1_team_free(tm);
+    gasneti_tm_nbr_free(tm);
     free((void *)tm->_jobranks);
     free((void *)tm->_epidx);
     free(tm);

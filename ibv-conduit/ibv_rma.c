@@ -453,7 +453,7 @@ static int try_amo(void *arg) {
     return 1;
 }
 
-int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
+int gasnetc_amo(gex_Rank_t jr, const void *rkey, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
                 void *result, gasneti_counter_t *rc, gex_Flags_t flags) {
     (void)dt;
     if (gasnetc_ibv_connected(jr, flags)) return 1;
@@ -461,7 +461,7 @@ int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *
     uint64_t a1 = 0, a2 = 0;
     if (operand1) memcpy(&a1, operand1, 8);
     if (operand2) memcpy(&a2, operand2, 8);
-    const gasnetc_ibv_rkey_t *k = gasneti_peerseg[jr]._rkey; /* the primordial segment's */
+    const gasnetc_ibv_rkey_t *k = rkey; /* the target segment's (primordial or bound) */
     amo_t a = {jr, (uint64_t)(uintptr_t)tgt, 0, 0, 0, k->rkey, 0, result, rc};
     switch (base) {
         case GEX_OP_GET: a.add = 0; break;

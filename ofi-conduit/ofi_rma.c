@@ -84,7 +84,7 @@ static size_t max_piece;
 static rma_op_t *free_ops;
 static size_t tmp_made, tmp_closed, tmp_copied; /* FI_MR_LOCAL: registrations for one transfer (lock held) */
 /* GASNET_VERBOSEENV (rank 0): native puts and gets by the target's endpoint index */
-static size_t n_put[GASNET_MAXEPS], n_get[GASNET_MAXEPS];
+static size_t n_put[GASNET_MAXEPS], n_get[GASNET_MAXEPS], n_amo; /* GASNET_VERBOSEENV */
 
 /* lock held: the registered segment of ours holding [p, p+n), or NULL */
 static seg_t *my_seg(const void *p, size_t n) {
@@ -567,7 +567,7 @@ static ssize_t start_amo(rma_op_t *o, void *arg) {
                                 : fi_fetch_atomicmsg(ep, &a->msg, &res, d, 1, FI_COMPLETION);
 }
 
-int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
+int gasnetc_amo(gex_Rank_t jr, const void *rkey, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
                 void *result, gasneti_counter_t *rc, gex_Flags_t flags) {
     int kind, fop = fi_opcode(op, &kind);
     gex_OP_t base = op == GEX_OP_GET ? op : GEX_OP_TO_NONFETCHING(op);
@@ -577,7 +577,8 @@ int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *
     if (base == GEX_OP_SUB || base == GEX_OP_INC || base == GEX_OP_DEC) a.opnd[0] = sum_operand(dt, base, operand1);
     else if (base != GEX_OP_GET) memcpy(&a.opnd[0], operand1, sz);
     if (base == GEX_OP_CAS) memcpy(&a.opnd[1], operand2, sz);
-    const rkey_t *k = gasneti_peerseg[jr]._rkey; /* the primordial segment's: every rank's has one */
+    const rkey_t *k = rkey; /* the target segment's (primordial or bound) */
+    if (gasnetc_ofi_verbose) __atomic_fetch_add(&n_amo, 1, __ATOMIC_RELAXED);
     struct fi_rma_ioc rioc = {remote_addr(k, tgt), 1, k->key};
     a.kind = kind;
     a.result = result;
@@ -606,6 +607,10 @@ void gasnetc_ofi_rma_say(void) {
             fprintf(stderr, "ofi-conduit: rank %u native RMA to endpoint %d: %zu put(s) by fi_write, %zu get(s) by "
                     "fi_read\n", (unsigned)gasneti_mynode, e, p, g);
     }
+    size_t a = __atomic_load_n(&n_amo, __ATOMIC_RELAXED);
+    if (a)
+        fprintf(stderr, "ofi-conduit: rank %u made %zu atomic operation(s) by fi_fetch_atomicmsg or "
+                "fi_compare_atomicmsg\n", (unsigned)gasneti_mynode, a);
     if (gasnetc_rma_flush_on)
         fprintf(stderr, "ofi-conduit: rank %u flushed puts' remote completion %zu time(s), by %zu fi_read(s) "
                 "(GASNET_OFI_RMA_FLUSH=1)\n", (unsigned)gasneti_mynode, n_flushes, n_flush_reads);

@@ -81,12 +81,12 @@ static uint64_t add_operand(gex_DT_t dt, gex_OP_t base, const void *a) {
     return v;
 }
 
-int gasnetc_amo(gex_Rank_t jr, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
+int gasnetc_amo(gex_Rank_t jr, const void *rkey, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
                 void *result, gasneti_counter_t *rc, gex_Flags_t flags) {
     (void)flags; /* UCX always takes an operation: IMMEDIATE never refuses */
     gex_OP_t base = op == GEX_OP_GET ? op : GEX_OP_TO_NONFETCHING(op);
     size_t sz = dt_size(dt);
-    const gasnetc_ucx_rkey_t *k = gasneti_peerseg[jr]._rkey; /* the primordial segment's: every rank's has one */
+    const gasnetc_ucx_rkey_t *k = rkey; /* the target segment's (primordial or bound) */
     UCX_LOCK();
     gasnetc_ucx_op_t *o = gasnetc_ucx_op_get(jr, "ucp_atomic_op_nbx");
     o->rc = rc;

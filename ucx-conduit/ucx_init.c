@@ -12,10 +12,14 @@
  * one costs a few hundred bytes and no message until used; an endpoint made lazily at the
  * first contact would save that for peers never reached, at the cost of a test on every
  * send: not done yet (docs/ucx-conduit.md).
- * Errors: endpoints use UCP_ERR_HANDLING_MODE_PEER, so that a peer that dies fails our
- * operations to it and calls ep_error (from ucp_worker_progress) rather than hanging or
- * aborting inside UCX; the poll then reports it, naming the rank, its host and UCX's
- * status (gasnetc_ucx_fail). */
+ * Errors: endpoints to other hosts use UCP_ERR_HANDLING_MODE_PEER, so that a peer that
+ * dies fails our operations to it and calls ep_error (from ucp_worker_progress) rather
+ * than hanging or aborting inside UCX; the poll then reports it, naming the rank, its
+ * host and UCX's status (gasnetc_ucx_fail). Endpoints to this host's processes (PSHM off
+ * or a neighborhood smaller than the host) use UCP_ERR_HANDLING_MODE_NONE: UCX's shared-
+ * memory transports refuse the peer mode (UCX 1.13 then picks tcp over loopback, 20x
+ * slower), and a process of this host that dies is reported by the launcher, which ends
+ * the job (its spawner watches every local process). */
 #include "conduit_contract.h"
 #include "ucx_internal.h"
 
@@ -41,6 +45,7 @@ int gasnetc_ucx_progressing;
 static int shutting_down;      /* gasnetc_network_fini has begun */
 static int err_mode_none;      /* endpoints without peer-failure handling: 1 UCX refused it, 2 GASNET_UCX_PEER_FAILURE=0 */
 static gex_Rank_t n_mode_none; /* how many UCX refused it (their transports cannot tell) */
+static gex_Rank_t n_same_host; /* endpoints to this host's ranks (no peer-failure mode: connect_all) */
 static gex_Rank_t failed_rank; /* the first endpoint error (ep_error) */
 static ucs_status_t failed_status;
 static gasnetc_ucx_op_t *free_ops; /* (lock held) */
@@ -205,6 +210,13 @@ static ucs_status_t create_ep_peer_or_none(gex_Rank_t r, const void *addr) {
     return create_ep(r, addr, UCP_ERR_HANDLING_MODE_NONE);
 }
 
+/* r runs on this host (gasneti_host_ranks: this host's ranks, ascending) */
+static int same_host(gex_Rank_t r) {
+    for (gex_Rank_t i = 0; i < gasneti_host_size; i++)
+        if (gasneti_host_ranks[i] == r) return 1;
+    return 0;
+}
+
 /* every rank's worker address, over the bootstrap, and an endpoint to each */
 static void connect_all(void) {
     if (!gasneti_getenv_yesno("GASNET_UCX_PEER_FAILURE", 1)) err_mode_none = 2;
@@ -223,7 +235,12 @@ static void connect_all(void) {
         if (!lens[r])
             gasneti_fatalerror("ucx-conduit: rank %u (host %s) published no worker address", (unsigned)r,
                                gasneti_host_name(r));
-        st = create_ep_peer_or_none(r, all + off);
+        if (same_host(r)) { /* UCX's shared memory, or self */
+            st = create_ep(r, all + off, UCP_ERR_HANDLING_MODE_NONE);
+            n_same_host++;
+        } else {
+            st = create_ep_peer_or_none(r, all + off);
+        }
         if (st != UCS_OK) gasnetc_ucx_fail("ucp_ep_create", st, r);
     }
     free(all);
@@ -268,7 +285,10 @@ static void say_transports(void) {
     else if (n_mode_none)
         snprintf(errs, sizeof(errs), "no peer-failure handling to %u of %u ranks (UCX refused it for their transports)",
                  (unsigned)n_mode_none, (unsigned)gasneti_nodes);
-    else snprintf(errs, sizeof(errs), "peer failures reported (UCP_ERR_HANDLING_MODE_PEER)");
+    else if (n_same_host == gasneti_nodes)
+        snprintf(errs, sizeof(errs), "every rank on this host: no peer-failure handling (the launcher reports one)");
+    else snprintf(errs, sizeof(errs), "peer failures reported (UCP_ERR_HANDLING_MODE_PEER) but by this host's %u ranks",
+                  (unsigned)n_same_host);
     fprintf(stderr,
             "ucx-conduit: UCX %s, UCX_TLS=%s; endpoint to rank %u: %s; %s worker, %s; AM header up to %zu "
             "bytes\n",

@@ -17,16 +17,24 @@
  * With the argument "exit": rank 0 makes a gex_RMA_PutNBI into endpoint 1 of rank 1 and
  * calls gasnet_exit(7) without syncing it, while rank 1 computes without calling GASNet
  * (never polls); under GASNET_OFI_RMA_FLUSH=1 the exit's flush of that put must give up
- * at the exit timeout, and the job end with status 7 (test_segrma.sh times it). */
+ * at the exit timeout, and the job end with status 7 (test_segrma.sh times it).
+ * With the argument "amo": instead, through an atomic domain (U64, FADD) on each
+ * gex_TM_Pair(primordial endpoint, e), every process adds 1 AMO_REPS times to a word of
+ * endpoint e's segment of every process (its own included) and checks the values fetched
+ * and the sums; rank 0 prints how many operations it made ("test_segrma: rank 0 expects
+ * A atomics by the network": a domain of network atomics sends every one, whatever the
+ * target, through the conduit, which counts them under GASNET_VERBOSEENV). */
 #include "test_util.h"
 
 #include <gasnet_mk.h>
+#include <gasnet_ratomic.h>
 #include <unistd.h>
 
 #define NEP 3
 #define PART0 100     /* bytes by PutNB / GetNB */
 #define PART1 70000   /* bytes by PutNBI / GetNBI */
 #define SLOT ((PART0 + PART1 + 63) / 64 * 64)
+#define AMO_REPS 200
 
 static gex_EP_t eps[NEP];
 static size_t seg_bytes;
@@ -114,6 +122,34 @@ static void flush_burst(long n) {
     test_finish("%ld NBI puts into endpoint 1 of rank 1, one sync", n);
 }
 
+/* fetch-and-add on every process's created segments: the first word of each */
+static void atomics(void) {
+    gex_Rank_t n = test_size;
+    for (int e = 1; e < NEP; e++) {
+        gex_TM_t pair = gex_TM_Pair(eps[0], (gex_EP_Index_t)e);
+        gex_AD_t ad;
+        gex_AD_Create(&ad, pair, GEX_DT_U64, GEX_OP_FADD, 0);
+        test_barrier();
+        for (int i = 0; i < AMO_REPS; i++)
+            for (gex_Rank_t k = 0; k < n; k++) {
+                gex_Rank_t r = (test_rank + k) % n;
+                uint64_t old = ~(uint64_t)0;
+                gex_Event_Wait(gex_AD_OpNB_U64(ad, &old, r, peer_seg(pair, r), GEX_OP_FADD, 1, 0, 0));
+                CHECKF(old < (uint64_t)AMO_REPS * n, "endpoint %d of rank %u: fetch-and-add fetched %llu", e,
+                       (unsigned)r, (unsigned long long)old);
+            }
+        test_barrier();
+        uint64_t sum = *(volatile uint64_t *)my_seg(e);
+        CHECKF(sum == (uint64_t)AMO_REPS * n, "endpoint %d: %llu after %u x %d fetch-and-adds of 1", e,
+               (unsigned long long)sum, (unsigned)n, AMO_REPS);
+        test_barrier();
+        gex_AD_Destroy(ad);
+    }
+    if (test_rank == 0)
+        printf("test_segrma: rank 0 expects %u atomics by the network\n", (unsigned)(AMO_REPS * n * (NEP - 1)));
+    test_finish("%d fetch-and-adds by every process into %d created segments of every process", AMO_REPS, NEP - 1);
+}
+
 /* a put left unsynced at gasnet_exit, its target never polling */
 static void exit_unflushed(void) {
     gex_TM_t pair = gex_TM_Pair(eps[0], 1);
@@ -139,9 +175,9 @@ static void exit_unflushed(void) {
 int main(int argc, char **argv) {
     test_init("test_segrma", &argc, &argv);
     long burst = -1;
-    int at_exit = argc == 2 && !strcmp(argv[1], "exit");
+    int at_exit = argc == 2 && !strcmp(argv[1], "exit"), amo = argc == 2 && !strcmp(argv[1], "amo");
     if (argc > 2 && !strcmp(argv[1], "flush")) burst = atol(argv[2]);
-    CHECKF(argc == 1 || burst > 0 || at_exit, "usage: test_segrma [flush N | exit]");
+    CHECKF(argc == 1 || burst > 0 || at_exit || amo, "usage: test_segrma [flush N | exit | amo]");
     seg_bytes = ((size_t)test_size * SLOT + 4095) & ~(size_t)4095;
     test_attach(seg_bytes);
     gex_MK_t kind = GEX_MK_INVALID;
@@ -169,6 +205,10 @@ int main(int argc, char **argv) {
     if (at_exit) {
         CHECKF(test_size >= 2, "exit needs 2 processes or more");
         exit_unflushed();
+    }
+    if (amo) {
+        atomics();
+        return 0;
     }
     uint8_t *buf = malloc((size_t)test_size * SLOT);
     CHECK(buf != NULL);

@@ -23,7 +23,11 @@
 #          up at GASNET_EXITTIMEOUT=2 s: status 7 within 15 s, and rank 0 reports the one
 #          flush (the mode was on). The network must need the target's polling for the
 #          flush (manual progress: udp;ofi_rxd; ucx over tcp), else it completes anyway.
-# Usage: test_segrma.sh GASNET_RUN N PROG rma|flush|exit
+#   amo    PSHM off: PROG amo (fetch-and-adds through a 64-bit atomic domain into endpoints
+#          1 and 2 of every process): the domain must take network atomics and rank 0's
+#          count of atomics by the conduit equal what test_segrma expects (issue 45: not
+#          only the primordial segment's by the network).
+# Usage: test_segrma.sh GASNET_RUN N PROG rma|flush|exit|amo
 # The provider or transports come from the caller's environment (FI_PROVIDER, UCX_TLS).
 # Prints one line; exits 0 on success, 1 on failure (with the job's output). Layer: tests
 # (driver).
@@ -106,6 +110,18 @@ exit)
         fail "rank 0 reported no flush at its exit ($FLUSH_ON not in effect?)"
     summary="an exit with a put unsynced, its target not polling: status 7 in $ms ms"
     ;;
-*) echo "test_segrma.sh: the mode must be rma, flush or exit" >&2; exit 2 ;;
+amo)
+    job amo GASNET_SUPERNODE_MAXSIZE=1 -- amo
+    echo "$out" | grep -q "^gex_AD_Create: .*network atomics" || fail "the domain did not take network atomics"
+    line=$(echo "$out" | grep -m1 "^test_segrma: rank 0 expects .* atomics by the network")
+    [[ "$line" =~ expects\ ([0-9]+)\ atomics ]] || fail "no expectation of atomics"
+    A=${BASH_REMATCH[1]}
+    line=$(echo "$out" | grep -m1 "^$C-conduit: rank 0 made [0-9]* atomic operation")
+    a=0
+    [[ "$line" =~ made\ ([0-9]+)\ atomic ]] && a=${BASH_REMATCH[1]}
+    (( A > 0 && a == A )) || fail "expected $A atomics by the network into created segments, the conduit made $a"
+    summary="$a fetch-and-adds into created segments, all by the network"
+    ;;
+*) echo "test_segrma.sh: the mode must be rma, flush, exit or amo" >&2; exit 2 ;;
 esac
 echo "test_segrma.sh: PASS ($C, ${FI_PROVIDER:-${UCX_TLS:-default provider or transports}}, $N processes: $summary)"
