@@ -1,0 +1,114 @@
+/* gasneti_launch.h: the shared launcher's insides (the launcher of udp, ofi, ucx and ibv:
+ * gasneti_spawn_launch() of gasneti_spawn.h). Its whole state is one gasneti_launch_t,
+ * made by gasneti_spawn_launch() and passed to every function here; the one file-scope
+ * variable is the signal a handler saw (gasneti_launch_job.c). Layer: other (launchers),
+ * internal; plain libc (the launcher has no library internals).
+ *
+ * The launcher's files, by role:
+ *   gasneti_spawn_launch.c   running a job: set-up, the serve loop, the job's end and status
+ *   gasneti_launch_spawn.c   the spawn functions L, S, C: commands, starting each rank
+ *   gasneti_launch_ext.c     the spawner chosen by default, external launches (mpi, pmi)
+ *   gasneti_launch_ctrl.c    the control protocol: port, key, HELLO, reading a rank's messages
+ *   gasneti_launch_coll.c    the bootstrap collectives service, exit agreement, p2p relay
+ *   gasneti_launch_job.c     ending the job: aborts, lost ranks, reaping, signals, clocks */
+#ifndef GASNETI_LAUNCH_H
+#define GASNETI_LAUNCH_H
+
+#include "gasneti_spawn.h"
+
+#include <poll.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define GASNETI_LAUNCH_GRACE_S 2.0     /* after an abort: ABORT, then SIGTERM, then SIGKILL */
+#define GASNETI_LAUNCH_LOST_WAIT_S 1.0 /* a closed connection's process still running: lost */
+
+typedef struct {
+    int fd;           /* control connection, -1 if none (yet, or any more) */
+    pid_t pid;        /* our child for this rank (the rank itself for L), -1 once reaped */
+    int joined;       /* said HELLO */
+    int exiting;      /* said EXITING */
+    int aborted;      /* said ABORT: it leaves on its own (after its teardown's last words) */
+    int code;         /* its exit code */
+    uint8_t *contrib; /* contribution to the current collective */
+    uint32_t clen;
+    int contributed;
+    double lost_at; /* its connection closed unannounced while its process was still ours to reap */
+    char host[64];
+} gasneti_launch_rank_t;
+
+typedef struct { /* a connection that has not said HELLO yet */
+    int fd;
+    size_t got;
+    uint8_t buf[sizeof(ctrl_hdr_t) + sizeof(ctrl_hello_t)];
+    double since;
+} gasneti_launch_pending_t;
+
+typedef struct gasneti_launch_s {
+    /* what was asked for */
+    const char *me;   /* the launcher's name in messages */
+    char envpfx[32];  /* GASNET_<C>_ */
+    char spawn;       /* the spawn function: L, S or C */
+    int verbose;
+    int nranks;
+    int argc;
+    char **argv;
+    char **servers; /* GASNET_SSH_SERVERS */
+    int nservers;
+    /* the job */
+    uint64_t key;
+    char jobid[64];
+    char master[300]; /* host:port of the control port, as the ranks are told */
+    int lfd;          /* the control port */
+    gasneti_launch_rank_t *ranks;
+    int nconnected, ncontributed, nexiting, all_exit_sent;
+    int job_code; /* an abort's code, -1 while none */
+    int first_nonzero;
+    uint32_t min_barriers; /* the fewest barriers started by a rank that said EXITING */
+    double kill_at, term_at;
+    unsigned long refused;
+    /* the serve loop: connections that have not said HELLO, and the poll set */
+    gasneti_launch_pending_t *pend;
+    int npend;
+    struct pollfd *pfd;
+    char namebuf[96]; /* gasneti_launch_envname's result */
+} gasneti_launch_t;
+
+/* gasneti_spawn_launch.c */
+const char *gasneti_launch_envname(gasneti_launch_t *L, const char *suffix); /* GASNET_<C>_<suffix>, until the next call */
+double gasneti_launch_now(void);
+void gasneti_launch_say(const gasneti_launch_t *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int gasneti_launch_split_list(const char *s, char ***words);
+
+/* gasneti_launch_spawn.c */
+char gasneti_launch_spawner(gasneti_launch_t *L, const char *spawnfn); /* L, S, C, or 0 after saying why */
+int gasneti_launch_start_ranks(gasneti_launch_t *L);
+
+/* gasneti_launch_ext.c: returns only on failure */
+int gasneti_launch_external(gasneti_launch_t *L, const char *which);
+
+/* gasneti_launch_ctrl.c */
+int gasneti_launch_make_key(gasneti_launch_t *L);
+int gasneti_launch_open_port(gasneti_launch_t *L);
+void gasneti_launch_send(gasneti_launch_t *L, int r, uint32_t type, const void *data, uint32_t len);
+void gasneti_launch_accept(gasneti_launch_t *L, double t);
+void gasneti_launch_serve_pending(gasneti_launch_t *L, int npolled, double t);
+void gasneti_launch_serve_rank(gasneti_launch_t *L, int r);
+void gasneti_launch_drain_rank(gasneti_launch_t *L, int r);
+
+/* gasneti_launch_coll.c: a message of rank r; 0, or -1 if r was dropped (protocol error) */
+int gasneti_launch_on_exch(gasneti_launch_t *L, int r, uint8_t *data, uint32_t len); /* takes data */
+void gasneti_launch_on_exiting(gasneti_launch_t *L, int r, int32_t code, const uint8_t *data, uint32_t len);
+int gasneti_launch_on_p2p(gasneti_launch_t *L, int r, uint8_t *data, uint32_t len);
+
+/* gasneti_launch_job.c */
+void gasneti_launch_abort(gasneti_launch_t *L, int code, const char *why);
+void gasneti_launch_rank_lost(gasneti_launch_t *L, int r, const char *what);
+void gasneti_launch_connection_lost(gasneti_launch_t *L, int r);
+void gasneti_launch_catch_signals(void);
+void gasneti_launch_check_deadlines(gasneti_launch_t *L, double t, double start, double spawn_timeout);
+void gasneti_launch_check_lost(gasneti_launch_t *L);
+void gasneti_launch_reap(gasneti_launch_t *L);
+void gasneti_launch_remove_shm(const gasneti_launch_t *L);
+
+#endif
