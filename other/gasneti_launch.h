@@ -9,12 +9,21 @@
  *   gasneti_launch_spawn.c   the spawn functions L, S, C: commands, starting each rank
  *   gasneti_launch_ext.c     the spawner chosen by default, external launches (mpi, pmi)
  *   gasneti_launch_ctrl.c    the control protocol: port, key, HELLO, reading a rank's messages
- *   gasneti_launch_coll.c    the bootstrap collectives service, exit agreement, p2p relay
- *   gasneti_launch_job.c     ending the job: aborts, lost ranks, reaping, signals, clocks */
+ *   gasneti_launch_coll.c    the bootstrap collectives service, exit agreement
+ *   gasneti_launch_job.c     ending the job: aborts, lost ranks, reaping, signals, clocks
+ *   gasneti_launch_agent.c   the ssh spawner's tree: a host's agent, the links between nodes
+ *   gasneti_launch_tree.c    the tree's shape and collectives, without I/O
+ *
+ * With the ssh spawner the job is a tree (gasneti_launch_tree.h): the launcher (node 0)
+ * starts at most GASNET_SSH_OUT_DEGREE agents by ssh, each agent (one per host) starts
+ * as many more and forks its host's ranks; every node serves its own ranks' control
+ * connections as the launcher does for L and C, and talks to its parent and children
+ * (kids) over the same kind of connection. */
 #ifndef GASNETI_LAUNCH_H
 #define GASNETI_LAUNCH_H
 
 #include "gasneti_spawn.h"
+#include "gasneti_launch_tree.h"
 
 #include <poll.h>
 #include <stdint.h>
@@ -50,7 +59,8 @@ typedef struct gasneti_launch_s {
     char envpfx[32];  /* GASNET_<C>_ */
     char spawn;       /* the spawn function: L, S or C */
     int verbose;
-    int nranks;
+    int nranks;  /* this node's own ranks (all of them for L and C; none at the tree's root) */
+    int jobsize; /* the job's ranks */
     int argc;
     char **argv;
     char **servers; /* GASNET_SSH_SERVERS */
@@ -72,15 +82,34 @@ typedef struct gasneti_launch_s {
     int npend;
     struct pollfd *pfd;
     char namebuf[96]; /* gasneti_launch_envname's result */
+    /* the ssh spawner's tree: this node's place and links (tree 0 for L and C) */
+    int tree;
+    int node; /* 0: the launcher; 1 + h: host h's agent */
+    gasneti_tree_shape_t shape;
+    gasneti_tree_coll_t coll;
+    int parent_fd;               /* an agent's connection to its parent, -1 if none */
+    gasneti_launch_rank_t *kids; /* child agents: fd, pid (their ssh), joined, exiting (said DONE), host */
+    int nkids, nkids_joined;
 } gasneti_launch_t;
 
-/* gasneti_spawn_launch.c */
+/* rank i of this node's table, as the job numbers it */
+static inline int gasneti_launch_rank_no(const gasneti_launch_t *L, int i) {
+    return L->tree && L->node ? gasneti_tree_local_rank(&L->shape, L->node - 1, i) : i;
+}
+
+/* gasneti_spawn_launch.c (serve: until every process this node started has ended;
+ * finish: the status of this node's part of the job) */
+void gasneti_launch_serve(gasneti_launch_t *L, double start, double spawn_timeout);
+int gasneti_launch_finish(gasneti_launch_t *L);
 const char *gasneti_launch_envname(gasneti_launch_t *L, const char *suffix); /* GASNET_<C>_<suffix>, until the next call */
 double gasneti_launch_now(void);
 void gasneti_launch_say(const gasneti_launch_t *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int gasneti_launch_split_list(const char *s, char ***words);
 
-/* gasneti_launch_spawn.c */
+/* gasneti_launch_spawn.c (spawn_child: in the child, run argv (L), cmd (C) or ssh to host
+ * running cmd (S), the key on stdin but for L; never returns) */
+char *gasneti_launch_rank_command(gasneti_launch_t *L, const char *idvar, int id);
+pid_t gasneti_launch_spawn_child(gasneti_launch_t *L, char spawn, const char *host, const char *cmd, int r);
 char gasneti_launch_spawner(gasneti_launch_t *L, const char *spawnfn); /* L, S, C, or 0 after saying why */
 int gasneti_launch_start_ranks(gasneti_launch_t *L);
 
@@ -91,6 +120,9 @@ int gasneti_launch_external(gasneti_launch_t *L, const char *which);
 int gasneti_launch_make_key(gasneti_launch_t *L);
 int gasneti_launch_open_port(gasneti_launch_t *L);
 void gasneti_launch_send(gasneti_launch_t *L, int r, uint32_t type, const void *data, uint32_t len);
+void gasneti_launch_send_fd(int *fd, uint32_t type, const void *data, uint32_t len); /* closes *fd (-1) on failure */
+int gasneti_launch_read_msg(int fd, ctrl_hdr_t *h, uint8_t **data); /* 0, or -1 at the end or an error */
+void gasneti_launch_env_blob(uint8_t **blob, uint32_t *len); /* this process's environment, NUL-separated */
 void gasneti_launch_accept(gasneti_launch_t *L, double t);
 void gasneti_launch_serve_pending(gasneti_launch_t *L, int npolled, double t);
 void gasneti_launch_serve_rank(gasneti_launch_t *L, int r);
@@ -99,7 +131,8 @@ void gasneti_launch_drain_rank(gasneti_launch_t *L, int r);
 /* gasneti_launch_coll.c: a message of rank r; 0, or -1 if r was dropped (protocol error) */
 int gasneti_launch_on_exch(gasneti_launch_t *L, int r, uint8_t *data, uint32_t len); /* takes data */
 void gasneti_launch_on_exiting(gasneti_launch_t *L, int r, int32_t code, const uint8_t *data, uint32_t len);
-int gasneti_launch_on_p2p(gasneti_launch_t *L, int r, uint8_t *data, uint32_t len);
+void gasneti_launch_job_exiting(gasneti_launch_t *L, int32_t code, uint32_t started); /* the star's, or the root's */
+void gasneti_launch_tell_all(gasneti_launch_t *L, uint32_t type, const void *data, uint32_t len, int to_exiting);
 
 /* gasneti_launch_job.c */
 void gasneti_launch_abort(gasneti_launch_t *L, int code, const char *why);
@@ -110,5 +143,18 @@ void gasneti_launch_check_deadlines(gasneti_launch_t *L, double t, double start,
 void gasneti_launch_check_lost(gasneti_launch_t *L);
 void gasneti_launch_reap(gasneti_launch_t *L);
 void gasneti_launch_remove_shm(const gasneti_launch_t *L);
+
+/* gasneti_launch_agent.c */
+int gasneti_launch_tree_root(gasneti_launch_t *L);         /* the launcher of a tree job (S): 0 or -1 */
+int gasneti_launch_start_kids(gasneti_launch_t *L);        /* the tree: ssh to this node's children */
+int gasneti_launch_accept_kid(gasneti_launch_t *L, int fd, int node); /* an agent's HELLO: 0, or -1 refused */
+void gasneti_launch_serve_kid(gasneti_launch_t *L, int k);
+void gasneti_launch_serve_parent(gasneti_launch_t *L);
+void gasneti_launch_kid_ended(gasneti_launch_t *L, int k, int st);
+void gasneti_launch_apply_env(const char *envpfx, const uint8_t *blob, uint32_t len);
+/* An agent's whole life (gasneti_spawn_rank.c calls it for a process started with
+ * GASNET_<C>_AGENT=node): its exit status, the status of its subtree's part of the job. */
+int gasneti_spawn_agent(const char *launcher, const char *conduit, int node, const char *master, uint64_t key,
+                        int argc, char **argv, int verbose);
 
 #endif

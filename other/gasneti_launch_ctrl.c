@@ -62,18 +62,34 @@ int gasneti_launch_open_port(gasneti_launch_t *L) {
     return 0;
 }
 
-void gasneti_launch_send(gasneti_launch_t *L, int r, uint32_t type, const void *data, uint32_t len) {
-    gasneti_launch_rank_t *rk = &L->ranks[r];
-    if (rk->fd < 0) return;
+void gasneti_launch_send_fd(int *fd, uint32_t type, const void *data, uint32_t len) {
+    if (*fd < 0) return;
     ctrl_hdr_t h = {type, len};
     struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)data, len}};
-    if (gasneti_fd_writev_all(rk->fd, iov, 2, 0)) {
-        close(rk->fd);
-        rk->fd = -1; /* its loss is noticed by the reaper or the abort in progress */
+    if (gasneti_fd_writev_all(*fd, iov, 2, 0)) {
+        close(*fd);
+        *fd = -1; /* its loss is noticed by the reaper or the abort in progress */
     }
 }
 
-static void environment_blob(uint8_t **blob, uint32_t *len) {
+void gasneti_launch_send(gasneti_launch_t *L, int r, uint32_t type, const void *data, uint32_t len) {
+    gasneti_launch_send_fd(&L->ranks[r].fd, type, data, len);
+}
+
+int gasneti_launch_read_msg(int fd, ctrl_hdr_t *h, uint8_t **data) {
+    *data = NULL;
+    if (gasneti_fd_read_all(fd, h, sizeof(*h))) return -1; /* peers send whole messages */
+    if (!h->len) return 0;
+    if (h->len > (1u << 30) || !(*data = malloc(h->len))) return -1;
+    if (gasneti_fd_read_all(fd, *data, h->len)) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void gasneti_launch_env_blob(uint8_t **blob, uint32_t *len) {
     size_t n = 0;
     for (char **e = environ; *e; e++) n += strlen(*e) + 1;
     *blob = malloc(n ? n : 1);
@@ -91,6 +107,12 @@ static void accept_hello(gasneti_launch_t *L, gasneti_launch_pending_t *p) {
     ctrl_hdr_t *h = (ctrl_hdr_t *)p->buf;
     ctrl_hello_t *hello = (ctrl_hello_t *)(p->buf + sizeof(*h));
     int r = (int)hello->rank;
+    if (h->type == CTRL_AGENT_HELLO && h->len == sizeof(*hello) && hello->key == L->key &&
+        !gasneti_launch_accept_kid(L, p->fd, r))
+        return;
+    if (L->tree && L->node && r >= 0) { /* an agent's ranks: h, h + hosts, ... */
+        r = r % L->shape.nhosts == L->node - 1 ? r / L->shape.nhosts : -1;
+    }
     if (h->type != CTRL_HELLO || h->len != sizeof(*hello) || hello->key != L->key || r < 0 || r >= L->nranks ||
         L->ranks[r].fd >= 0 || L->ranks[r].exiting) {
         L->refused++;
@@ -103,13 +125,13 @@ static void accept_hello(gasneti_launch_t *L, gasneti_launch_pending_t *p) {
     L->ranks[r].joined = 1;
     L->nconnected++;
     uint8_t init[4 + sizeof(L->jobid)];
-    uint32_t n = (uint32_t)L->nranks;
+    uint32_t n = (uint32_t)L->jobsize;
     memcpy(init, &n, 4);
     memcpy(init + 4, L->jobid, sizeof(L->jobid));
     gasneti_launch_send(L, r, CTRL_INIT, init, sizeof(init));
     uint8_t *env = NULL;
     uint32_t envlen = 0;
-    if (L->spawn != 'L') environment_blob(&env, &envlen);
+    if (L->spawn != 'L') gasneti_launch_env_blob(&env, &envlen);
     gasneti_launch_send(L, r, CTRL_ENV, env, envlen);
     free(env);
     if (L->job_code >= 0) { /* already ending */
@@ -125,7 +147,7 @@ void gasneti_launch_accept(gasneti_launch_t *L, double t) {
     fcntl(fd, F_SETFD, FD_CLOEXEC);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (L->npend < L->nranks + 16) {
+    if (L->npend < L->nranks + L->nkids + 16) {
         L->pend[L->npend++] = (gasneti_launch_pending_t){fd, 0, {0}, t};
     } else {
         L->refused++;
@@ -167,13 +189,8 @@ void gasneti_launch_serve_pending(gasneti_launch_t *L, int npolled, double t) {
 /* One message of rank r, handed to its service. */
 void gasneti_launch_serve_rank(gasneti_launch_t *L, int r) {
     ctrl_hdr_t h;
-    if (gasneti_fd_read_all(L->ranks[r].fd, &h, sizeof(h))) { /* ranks send whole messages */
-        gasneti_launch_connection_lost(L, r);
-        return;
-    }
-    uint8_t *data = h.len ? malloc(h.len) : NULL;
-    if (h.len && (!data || gasneti_fd_read_all(L->ranks[r].fd, data, h.len))) {
-        free(data);
+    uint8_t *data;
+    if (gasneti_launch_read_msg(L->ranks[r].fd, &h, &data)) {
         gasneti_launch_connection_lost(L, r);
         return;
     }
@@ -183,7 +200,6 @@ void gasneti_launch_serve_rank(gasneti_launch_t *L, int r) {
             gasneti_launch_on_exch(L, r, data, h.len);
             return; /* data taken */
         case CTRL_EXITING: gasneti_launch_on_exiting(L, r, code, data, h.len); break;
-        case CTRL_P2P: gasneti_launch_on_p2p(L, r, data, h.len); break;
         case CTRL_ABORT:
             L->ranks[r].exiting = 1; /* its leaving is expected now */
             L->ranks[r].aborted = 1; /* not told back: it leaves by itself, within the grace */

@@ -43,13 +43,19 @@ void gasneti_launch_abort(gasneti_launch_t *L, int code, const char *why) {
     int32_t c = L->job_code;
     for (int i = 0; i < L->nranks; i++)
         if (!L->ranks[i].aborted) gasneti_launch_send(L, i, CTRL_ABORT, &c, sizeof(c));
+    for (int k = 0; k < L->nkids; k++) gasneti_launch_send_fd(&L->kids[k].fd, CTRL_ABORT, &c, sizeof(c));
+    if (L->tree) gasneti_launch_send_fd(&L->parent_fd, CTRL_ABORT, &c, sizeof(c)); /* to the root, which tells all */
     L->term_at = gasneti_launch_now() + GASNETI_LAUNCH_GRACE_S;
     L->kill_at = L->term_at + GASNETI_LAUNCH_GRACE_S;
 }
 
-static void signal_children(gasneti_launch_t *L, int sig) {
+/* this node's ranks; child agents (their ssh) only when kids: an agent ends its own ranks
+ * first, so its ssh is ended one grace later */
+static void signal_children(gasneti_launch_t *L, int sig, int kids) {
     for (int i = 0; i < L->nranks; i++)
         if (L->ranks[i].pid > 0) kill(L->ranks[i].pid, sig);
+    for (int k = 0; kids && k < L->nkids; k++)
+        if (L->kids[k].pid > 0) kill(L->kids[k].pid, sig);
 }
 
 void gasneti_launch_remove_shm(const gasneti_launch_t *L) {
@@ -77,7 +83,7 @@ void gasneti_launch_rank_lost(gasneti_launch_t *L, int r, const char *what) {
     rk->fd = -1;
     if (rk->exiting || L->kill_at) return;
     char why[160];
-    snprintf(why, sizeof(why), "rank %d on host %s: %s", r, rk->host, what);
+    snprintf(why, sizeof(why), "rank %d on host %s: %s", gasneti_launch_rank_no(L, r), rk->host, what);
     gasneti_launch_abort(L, 1, why);
 }
 
@@ -110,8 +116,9 @@ void gasneti_launch_check_lost(gasneti_launch_t *L) {
 }
 
 /* rank r's process ended with status st, without having said it was exiting normally */
-static void judge_exit(gasneti_launch_t *L, int r, int st, int code) {
-    gasneti_launch_rank_t *rk = &L->ranks[r];
+static void judge_exit(gasneti_launch_t *L, int i, int st, int code) {
+    gasneti_launch_rank_t *rk = &L->ranks[i];
+    int r = gasneti_launch_rank_no(L, i);
     char why[200];
     if (WIFSIGNALED(st))
         snprintf(why, sizeof(why), "rank %d on host %s was killed by signal %d (%s)", r, rk->host, WTERMSIG(st),
@@ -129,7 +136,12 @@ void gasneti_launch_reap(gasneti_launch_t *L) {
     int st;
     pid_t pid;
     while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-        int r = 0;
+        int r = 0, k = 0;
+        while (k < L->nkids && L->kids[k].pid != pid) k++;
+        if (k < L->nkids) {
+            gasneti_launch_kid_ended(L, k, st);
+            continue;
+        }
         while (r < L->nranks && L->ranks[r].pid != pid) r++;
         if (r == L->nranks) continue;
         L->ranks[r].pid = -1;
@@ -153,17 +165,17 @@ void gasneti_launch_check_deadlines(gasneti_launch_t *L, double t, double start,
         char why[80];
         snprintf(why, sizeof(why), "got signal %d (%s)", sig, strsignal(sig));
         gasneti_launch_abort(L, 128 + sig, why);
-        signal_children(L, SIGTERM);
+        signal_children(L, SIGTERM, 0);
     }
     if (L->term_at && t > L->term_at) {
-        signal_children(L, SIGTERM);
+        signal_children(L, SIGTERM, 0);
         L->term_at = 0;
     }
-    if (L->kill_at && t > L->kill_at) signal_children(L, SIGKILL);
-    if (L->nconnected < L->nranks && !L->kill_at && t - start > spawn_timeout) {
-        char why[120];
-        snprintf(why, sizeof(why), "only %d of %d ranks connected within %.0f s (%sSPAWN_TIMEOUT)", L->nconnected,
-                 L->nranks, spawn_timeout, L->envpfx);
+    if (L->kill_at && t > L->kill_at) signal_children(L, SIGKILL, t > L->kill_at + GASNETI_LAUNCH_GRACE_S);
+    if ((L->nconnected < L->nranks || L->nkids_joined < L->nkids) && !L->kill_at && t - start > spawn_timeout) {
+        char why[160];
+        snprintf(why, sizeof(why), "only %d of %d ranks%s connected within %.0f s (%sSPAWN_TIMEOUT)", L->nconnected,
+                 L->nranks, L->nkids_joined < L->nkids ? " and not every agent" : "", spawn_timeout, L->envpfx);
         gasneti_launch_abort(L, 1, why);
     }
 }

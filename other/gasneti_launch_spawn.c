@@ -1,6 +1,9 @@
 /* gasneti_launch_spawn.c: the shared launcher's spawn functions (gasneti_launch.h):
  *   L  (local) fork/exec on this host (default);
- *   S  (ssh) `$GASNET_SSH_CMD $GASNET_SSH_OPTIONS host command` to GASNET_SSH_SERVERS, round robin;
+ *   S  (ssh) `$GASNET_SSH_CMD $GASNET_SSH_OPTIONS host command`, once per host of
+ *      GASNET_SSH_SERVERS, in a tree: the command starts the host's agent, which forks the
+ *      host's ranks (rank r on host r mod hosts) and sshs to its own children
+ *      (gasneti_launch_agent.c); the key on the agent's stdin, in its ranks' environment;
  *   C  (custom) `/bin/sh -c "$GASNET_CSPAWN_CMD"` per rank, with %R (rank), %N (job size), %M (the
  *      launcher's host:port), %H (the rank's host from GASNET_SSH_SERVERS, or localhost),
  *      %P (program), %A (arguments, quoted for sh), %C (the whole command a rank must run,
@@ -53,8 +56,9 @@ static void append(char **out, size_t *len, size_t *cap, const char *s) {
     *len += n;
 }
 
-/* "cd DIR && exec env GASNET_<C>_MASTER=... GASNET_<C>_RANK=r GASNET_<C>_KEY_STDIN=1 PROG ARGS" */
-static char *rank_command(gasneti_launch_t *L, int r) {
+/* "cd DIR && exec env GASNET_<C>_MASTER=... GASNET_<C>_<idvar>=id GASNET_<C>_KEY_STDIN=1 PROG ARGS"
+ * (idvar RANK for a rank, AGENT for a host's agent) */
+char *gasneti_launch_rank_command(gasneti_launch_t *L, const char *idvar, int id) {
     char *out = NULL, buf[128], cwd[PATH_MAX];
     size_t len = 0, cap = 0;
     append(&out, &len, &cap, "cd ");
@@ -62,7 +66,7 @@ static char *rank_command(gasneti_launch_t *L, int r) {
     append(&out, &len, &cap, " && exec env ");
     append(&out, &len, &cap, gasneti_launch_envname(L, "MASTER="));
     append(&out, &len, &cap, L->master);
-    snprintf(buf, sizeof(buf), " %sRANK=%d %sKEY_STDIN=1", L->envpfx, r, L->envpfx);
+    snprintf(buf, sizeof(buf), " %s%s=%d %sKEY_STDIN=1", L->envpfx, idvar, id, L->envpfx);
     append(&out, &len, &cap, buf);
     for (int i = 0; i < L->argc; i++) {
         append(&out, &len, &cap, " ");
@@ -94,7 +98,7 @@ static char *cspawn_command(gasneti_launch_t *L, const char *tmpl, int r, const 
                 }
                 break;
             case 'C': {
-                char *c = rank_command(L, r);
+                char *c = gasneti_launch_rank_command(L, "RANK", r);
                 sh_quote(&out, &len, &cap, c);
                 free(c);
                 break;
@@ -135,10 +139,10 @@ static char **ssh_argv(const char *host, char *cmd) {
 
 /* In the child of rank r: becomes the rank (L) or its ssh or shell (reading the key on
  * stdin from keyfd); never returns. */
-static void exec_rank(gasneti_launch_t *L, int r, int keyfd, char **sshv, const char *cmd) {
+static void exec_rank(gasneti_launch_t *L, char spawn, int r, int keyfd, char **sshv, const char *cmd) {
     char buf[64];
     signal(SIGINT, SIG_DFL), signal(SIGTERM, SIG_DFL), signal(SIGHUP, SIG_DFL), signal(SIGPIPE, SIG_DFL);
-    if (L->spawn == 'L') {
+    if (spawn == 'L') {
         snprintf(buf, sizeof(buf), "%d", r);
         setenv(gasneti_launch_envname(L, "RANK"), buf, 1);
         setenv(gasneti_launch_envname(L, "MASTER"), L->master, 1);
@@ -150,7 +154,7 @@ static void exec_rank(gasneti_launch_t *L, int r, int keyfd, char **sshv, const 
     }
     dup2(keyfd, 0);
     close(keyfd);
-    if (L->spawn == 'S') {
+    if (spawn == 'S') {
         execvp(sshv[0], sshv);
         fprintf(stderr, "%s: cannot run %s: %s\n", L->me, sshv[0], strerror(errno));
     } else {
@@ -160,36 +164,27 @@ static void exec_rank(gasneti_launch_t *L, int r, int keyfd, char **sshv, const 
     _exit(127);
 }
 
-/* Start rank r. Returns 0 or -1 (message printed). */
-static int spawn_rank(gasneti_launch_t *L, int r) {
+/* A child running rank r (L: the program itself; C: cmd by /bin/sh) or, for S, ssh to
+ * host running cmd; the key on its stdin but for L. Its pid, or -1 (message printed). */
+pid_t gasneti_launch_spawn_child(gasneti_launch_t *L, char spawn, const char *host, const char *cmd, int r) {
     int keypipe[2] = {-1, -1};
-    char spawn = L->spawn;
     if (spawn != 'L' && pipe(keypipe)) {
         gasneti_launch_say(L, "pipe: %s", strerror(errno));
         return -1;
     }
-    const char *host = L->nservers ? L->servers[r % L->nservers] : "localhost";
-    snprintf(L->ranks[r].host, sizeof(L->ranks[r].host), "%s", spawn == 'L' ? "localhost" : host);
-    char *cmd = NULL;
-    char **sshv = NULL;
-    if (spawn == 'S') {
-        cmd = rank_command(L, r);
-        sshv = ssh_argv(host, cmd);
-    } else if (spawn == 'C') {
-        cmd = cspawn_command(L, getenv("GASNET_CSPAWN_CMD"), r, host);
-        if (L->verbose) gasneti_launch_say(L, "rank %d: /bin/sh -c %s", r, cmd);
-    }
+    char **sshv = spawn == 'S' ? ssh_argv(host, (char *)cmd) : NULL;
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         gasneti_launch_say(L, "fork of rank %d failed: %s", r, strerror(errno));
+        if (keypipe[0] >= 0) close(keypipe[0]), close(keypipe[1]);
+        free(sshv);
         return -1;
     }
     if (pid == 0) {
         if (keypipe[1] >= 0) close(keypipe[1]);
-        exec_rank(L, r, keypipe[0], sshv, cmd);
+        exec_rank(L, spawn, r, keypipe[0], sshv, cmd);
     }
-    L->ranks[r].pid = pid;
     if (spawn != 'L') {
         char line[32];
         int n = snprintf(line, sizeof(line), "%016llx\n", (unsigned long long)L->key);
@@ -198,8 +193,27 @@ static int spawn_rank(gasneti_launch_t *L, int r) {
         (void)gasneti_fd_writev_all(keypipe[1], &kv, 1, 0); /* fails if the child is gone already: the reaper says so */
         close(keypipe[1]);
     }
-    free(cmd);
     free(sshv);
+    return pid;
+}
+
+/* Start rank r (of this node's table). Returns 0 or -1 (message printed). */
+static int spawn_rank(gasneti_launch_t *L, int r) {
+    char spawn = L->spawn;
+    const char *host = L->nservers ? L->servers[r % L->nservers] : "localhost";
+    snprintf(L->ranks[r].host, sizeof(L->ranks[r].host), "%s", spawn == 'L' ? "localhost" : host);
+    if (L->tree) snprintf(L->ranks[r].host, sizeof(L->ranks[r].host), "%s", L->servers[L->node - 1]);
+    char *cmd = NULL;
+    if (spawn == 'S') {
+        cmd = gasneti_launch_rank_command(L, "RANK", r);
+    } else if (spawn == 'C') {
+        cmd = cspawn_command(L, getenv("GASNET_CSPAWN_CMD"), r, host);
+        if (L->verbose) gasneti_launch_say(L, "rank %d: /bin/sh -c %s", r, cmd);
+    }
+    pid_t pid = gasneti_launch_spawn_child(L, spawn, host, cmd, gasneti_launch_rank_no(L, r));
+    free(cmd);
+    if (pid < 0) return -1;
+    L->ranks[r].pid = pid;
     return 0;
 }
 
@@ -240,15 +254,18 @@ char gasneti_launch_spawner(gasneti_launch_t *L, const char *spawnfn) {
 /* The ranks and the serve loop's tables; then every rank started (a failed start aborts
  * the job, whose serving then ends the ranks already started). 0, or -1 if out of memory. */
 int gasneti_launch_start_ranks(gasneti_launch_t *L) {
-    int n = L->nranks;
-    L->ranks = calloc((size_t)n, sizeof(*L->ranks));
-    L->pend = calloc((size_t)n + 16, sizeof(*L->pend));
-    L->pfd = calloc((size_t)(2 * n + 17), sizeof(*L->pfd));
-    if (!L->ranks || !L->pend || !L->pfd) {
+    int n = L->nranks, nk = L->tree ? gasneti_tree_nchildren(&L->shape, L->node) : 0;
+    L->ranks = calloc((size_t)n + 1, sizeof(*L->ranks));
+    L->kids = calloc((size_t)nk + 1, sizeof(*L->kids));
+    L->pend = calloc((size_t)(n + nk) + 16, sizeof(*L->pend));
+    L->pfd = calloc((size_t)(2 * (n + nk) + 18), sizeof(*L->pfd));
+    if (!L->ranks || !L->kids || !L->pend || !L->pfd) {
         gasneti_launch_say(L, "out of memory");
         return -1;
     }
     for (int r = 0; r < n; r++) L->ranks[r].fd = L->ranks[r].pid = -1;
+    L->nkids = nk;
+    if (nk && gasneti_launch_start_kids(L)) gasneti_launch_abort(L, 1, NULL);
     for (int r = 0; r < n && L->job_code < 0; r++)
         if (spawn_rank(L, r)) gasneti_launch_abort(L, 1, NULL);
     return 0;
