@@ -1,6 +1,6 @@
 /* gasneti_dumpsig.h: GASNET_DUMP_SIGNAL's value, read the same way by a rank (the core's
  * state dump, gasneti_watchdog.c) and by the launchers that forward the signal to every
- * rank (smp's monitor, other/gasneti_spawn_launch.c). libc only. Layer: core (shared
+ * rank (smp's monitor, other/gasneti_launch_job.c). libc only. Layer: core (shared
  * with other/). */
 #ifndef GASNETI_DUMPSIG_H
 #define GASNETI_DUMPSIG_H

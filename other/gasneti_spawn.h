@@ -38,10 +38,10 @@ extern socklen_t gasneti_spawn_ctrl_addrlen;
  * ranks still running when the first leaves and when that number drops). A rank sends
  * EXCH (its contribution), EXITING (int32 code, uint32 barriers started: leaving
  * normally), ABORT (int32 code: end the job).
- * Out-of-band messages (the bootstrap's p2p_send) go both ways as P2P: from a rank, uint32
- * destination rank then the bytes; the launcher relays them, in the order received, to
- * the destination as uint32 sender rank then the bytes (dropped if the destination has
- * gone; a destination out of range is a protocol error). */
+ * Out-of-band messages (the bootstrap's p2p_send) do not use the control connection: a
+ * rank sends them directly to the destination rank over TCP (gasneti_tcp_p2p.c), whose
+ * card every rank learns in one exchange at start-up; the launcher relays nothing
+ * (CTRL_P2P is no longer sent: a protocol error, kept numbered for the values after it). */
 enum {
     CTRL_HELLO = 1,
     CTRL_INIT,
@@ -52,7 +52,19 @@ enum {
     CTRL_ABORT,
     CTRL_PEER_EXITING,
     CTRL_P2P,
-    CTRL_DUMP /* launcher to rank: print the state dump (GASNET_DUMP_SIGNAL to the launcher) */
+    /* between the nodes of the ssh spawner's tree (other/gasneti_launch.h): an agent's
+     * HELLO (ctrl_hello_t, rank: its node), AGENT_INIT (uint32 job size, hosts,
+     * out-degree, then the job id), then ENV; TREE_UP and TREE_DOWN (a collective,
+     * gasneti_launch_tree.h); DONE (int32: the subtree's status, an agent's last word).
+     * EXITING (int32 code, uint32 barriers), PEER_EXITING, ALL_EXITING and ABORT travel
+     * the tree too. */
+    CTRL_AGENT_HELLO,
+    CTRL_AGENT_INIT,
+    CTRL_TREE_UP,
+    CTRL_TREE_DOWN,
+    CTRL_DONE,
+    CTRL_DUMP /* launcher or agent to rank and child agent: print the state dump (GASNET_DUMP_SIGNAL
+               * to the launcher), passed down the tree */
 };
 typedef struct {
     uint32_t type, len;

@@ -7,17 +7,20 @@
  * A process started by a launcher (GASNET_<C>_MASTER set) connects back, says HELLO with
  * the job key, learns the job size and id, takes the launcher's environment (ranks not
  * started by fork), and starts a control thread that is the only reader of the
- * connection: it hands collective results to the waiting thread, queues out-of-band
- * messages (relayed by the launcher) for p2p_recv, notes ALL_EXITING, and
+ * connection: it hands collective results to the waiting thread, notes ALL_EXITING, and
  * on ABORT (or the launcher's loss) makes the process leave through the core's SIGQUIT
- * path with the job's code (or _exits 2 s later if that did not end it).
+ * path with the job's code (or _exits 2 s later if that did not end it). Out-of-band
+ * messages go directly to the destination rank over TCP (gasneti_tcp_p2p.c; the cards
+ * exchanged once at start-up), never through the launcher.
  * A process started by mpirun or a PMIx launcher with the mpi or pmi spawner asked for
  * joins through gasneti_spawn_ext.c instead.
  * A process started directly as `prog N args...` becomes the launcher of N ranks of
  * itself instead (gasneti_spawn_default() chooses how) and never returns. */
 #include "conduit_contract.h"
 #include "gasneti_spawn.h"
+#include "gasneti_launch.h"
 #include "gasneti_fdio.h"
+#include "gasneti_tcp_p2p.h"
 #if defined(GASNETI_SPAWN_MPIRUN_PATHS) || defined(GASNETI_SPAWN_PLUGIN_DIRS)
 #include "other/gasneti_instpaths.h" /* GASNETI_INST_*, of which those -D paths are made */
 #endif
@@ -85,14 +88,6 @@ GASNETI_NORETURN static void leave_job(int code) {
     _exit(code);
 }
 
-/* CTRL_P2P from the launcher: uint32 sender, then the message; queued for p2p_recv */
-static void p2p_arrived(const uint8_t *data, uint32_t len) {
-    uint32_t src;
-    if (len < 4) return;
-    memcpy(&src, data, 4);
-    gasneti_boot_msgq_put((gex_Rank_t)src, data + 4, len - 4);
-}
-
 static void *control_thread(void *arg) {
     (void)arg;
     sigset_t all;
@@ -120,7 +115,6 @@ static void *control_thread(void *arg) {
                 pthread_mutex_unlock(&mlock);
                 data = NULL;
                 break;
-            case CTRL_P2P: p2p_arrived(data, h.len); break;
             case CTRL_ALL_EXITING: __atomic_store_n(&all_exiting_flag, 1, __ATOMIC_RELEASE); break;
             case CTRL_PEER_EXITING:
                 if (h.len >= 8) {
@@ -196,10 +190,40 @@ static void *spawn_exchange_v(const void *src, size_t len, size_t *lens) {
     return all;
 }
 
-/* through the launcher, which relays it to dest's control connection (CTRL_P2P) */
+/* ---- out-of-band messages: directly rank to rank (gasneti_tcp_p2p.c), never through
+ * the launcher. Each rank's card (address, port, key) is in every rank's table after one
+ * exchange at start-up; the address is that of the control connection's interface (the
+ * one that reaches the launcher, as udp's datagram socket uses). ---- */
+static gasneti_tcp_p2p_card_t *cards; /* every rank's, 16 bytes per rank */
+static char p2p_err[256];
+
+static int card_of(int r, gasneti_tcp_p2p_card_t *card) {
+    *card = cards[r];
+    return 0;
+}
+
+static void p2p_deliver(int src, const void *msg, size_t len) { gasneti_boot_msgq_put((gex_Rank_t)src, msg, len); }
+
+GASNETI_NORETURN static void p2p_failed(const char *why) {
+    fprintf(stderr, "*** " WHO " rank %u: %s; leaving\n", (unsigned)gasneti_mynode, why);
+    leave_job(1);
+}
+
+static void p2p_open(void) {
+    static gasneti_tcp_p2p_ops_t ops; /* kept by gasneti_tcp_p2p_open */
+    ops = (gasneti_tcp_p2p_ops_t){(int)gasneti_mynode, (int)gasneti_nodes, card_of, p2p_deliver, p2p_failed,
+                                  p2p_err, sizeof(p2p_err)};
+    gasneti_tcp_p2p_card_t mine;
+    if (gasneti_tcp_p2p_open(&ops, &mine)) gasneti_launch_error(WHO ": out-of-band messages: %s", p2p_err);
+    if (gasneti_spawn_ctrl_addr.ss_family == AF_INET)
+        mine.ip = ((struct sockaddr_in *)&gasneti_spawn_ctrl_addr)->sin_addr.s_addr;
+    cards = malloc(sizeof(*cards) * gasneti_nodes);
+    if (!cards) gasneti_launch_error(WHO ": out of memory for %u out-of-band cards", (unsigned)gasneti_nodes);
+    spawn_exchange(&mine, sizeof(mine), cards);
+}
+
 static void spawn_p2p_send(gex_Rank_t dest, const void *buf, size_t len) {
-    uint32_t d = dest;
-    if (send_ctrl2(CTRL_P2P, &d, sizeof(d), buf, (uint32_t)len)) leave_job(1);
+    if (gasneti_tcp_p2p_send((int)dest, buf, len)) p2p_failed(p2p_err);
 }
 
 static void spawn_exit_notify(int code, int collective) {
@@ -299,34 +323,27 @@ static uint64_t read_key(void) {
     return key;
 }
 
-/* variables that describe the process's own host or shell, not the job: kept as they are */
-static int host_specific(const char *name) {
-    static const char *const keep[] = {"HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_", "SSH_CLIENT", "SSH_CONNECTION",
-                                       "SSH_TTY", "SSH_AUTH_SOCK"};
-    for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-        if (!strcmp(name, keep[i])) return 1;
-    return 0;
-}
-
-/* The launcher's environment (ranks started by ssh or a custom command): every variable
- * is set here, replacing what the remote shell gave, except those host_specific() keeps. */
-static void apply_environment(const uint8_t *blob, uint32_t len) {
-    for (uint32_t off = 0; off < len;) {
-        const char *e = (const char *)blob + off;
-        size_t l = strnlen(e, len - off);
-        off += (uint32_t)l + 1;
-        const char *eq = memchr(e, '=', l);
-        if (!eq || eq == e) continue;
-        char name[256];
-        size_t nl = (size_t)(eq - e);
-        if (nl >= sizeof(name)) continue;
-        memcpy(name, e, nl);
-        name[nl] = 0;
-        if (!strncmp(name, ENVPFX, strlen(ENVPFX))) continue; /* ours to set, not the launcher's */
-        if (host_specific(name)) continue;
-        char *val = strndup(eq + 1, l - nl - 1);
-        if (val) setenv(name, val, 1), free(val);
-    }
+/* A process started by the ssh spawner's tree as a host's agent (GASNET_<C>_AGENT=node):
+ * it runs that host's part of the job (gasneti_launch_agent.c) and leaves with its status. */
+GASNETI_NORETURN static void run_agent(const char *agent, const char *master, int *argc, char ***argv) {
+    char *end = NULL, m[300], exe[4096];
+    long node = strtol(agent, &end, 10);
+    if (*end || node < 1) gasneti_launch_error(ENVPFX "AGENT=%s is not a node of the tree", agent);
+    uint64_t key = read_key();
+    snprintf(m, sizeof(m), "%s", master);
+    unsetenv(ENVPFX "MASTER");
+    unsetenv(ENVPFX "AGENT");
+    ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (l <= 0) gasneti_launch_error(WHO ": cannot find this program (/proc/self/exe): %s", strerror(errno));
+    exe[l] = 0;
+    int cargc = argc && argv ? *argc : 1;
+    char **cargv = calloc((size_t)cargc + 1, sizeof(char *));
+    cargv[0] = exe;
+    for (int i = 1; i < cargc; i++) cargv[i] = (*argv)[i];
+    int rc = gasneti_spawn_agent(GASNETC_LAUNCHER, GASNETC_NAME_UPPER, (int)node, m, key, cargc, cargv,
+                                 gasneti_getenv_yesno("GASNET_VERBOSEENV", 0));
+    fflush(NULL);
+    _exit(rc);
 }
 
 gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
@@ -341,6 +358,8 @@ gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
         if (!argc || !argv) gasneti_launch_error(WHO ": start this program with " GASNETC_LAUNCHER " -np N prog args...");
         self_spawn(argc, argv);
     }
+    const char *agent = getenv(ENVPFX "AGENT");
+    if (agent && *agent) run_agent(agent, master, argc, argv);
     const char *rs = getenv(ENVPFX "RANK");
     char *end = NULL;
     long rank = rs ? strtol(rs, &end, 10) : -1;
@@ -364,7 +383,7 @@ gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
     memcpy(jobid, data + 4, sizeof(jobid) - 1);
     free(data);
     if (recv_ctrl(&h, &data) || h.type != CTRL_ENV) gasneti_launch_error(WHO ": the launcher at %s went away", m);
-    apply_environment(data, h.len);
+    gasneti_launch_apply_env(ENVPFX, data, h.len); /* as an agent does */
     free(data);
     if ((uint32_t)rank >= n) gasneti_launch_error(WHO ": rank %ld of a job of %u", rank, n);
     gasneti_mynode = (gex_Rank_t)rank;
@@ -373,5 +392,6 @@ gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
     if (pthread_create(&t, NULL, control_thread, NULL))
         gasneti_launch_error(WHO ": cannot start the control thread: %s", strerror(errno));
     pthread_detach(t);
+    p2p_open();
     return &spawn_boot;
 }
