@@ -69,13 +69,30 @@ int gasnetc_ofi_atomics_wanted(void) { return gasneti_getenv_yesno("GASNET_OFI_A
  *   together (two transfers from one buffer, two small buffers on one page) get one key,
  *   and ofi_rxm with FI_ATOMIC refuses the second (-FI_ENOKEY). 0 turns the cache off:
  *   each registration is the provider's own, which is what FI_MR_LOCAL transfers of
- *   buffers out of the segment assume (ofi_rma.c); in-segment ones use the segment's. */
+ *   buffers out of the segment assume (ofi_rma.c); in-segment ones use the segment's.
+ * And two of ofi_rxm's, for memory (issue 43; docs/memory.md): with them a process of
+ * tcp;ofi_rxm holds 88 MB of private memory before its first message, with ours 7 MB.
+ * - FI_OFI_RXM_MSG_RX_SIZE (default 4096 with its shared receive context): the bounce
+ *   buffers posted at start-up, 4096 x 16 KiB. We post 128: more arriving at once wait
+ *   in the kernel's socket buffers (TCP's own flow control), and our credits bound what
+ *   one peer sends.
+ * - FI_OFI_RXM_BUFFER_SIZE (default 16384): the size of every bounce buffer, and ofi_rxm
+ *   grows each of its pools 1024 buffers at a time (touching them all): 17 MB per pool
+ *   (receive, send, ...) at 16 KiB, 2 MB at 2 KiB. Messages above it go by ofi_rxm's
+ *   segmentation or, on tcp, straight from our buffer (ofi_rxm's direct send). Its
+ *   eager limit follows (on verbs the two must be equal); either one set by the user
+ *   leaves both alone. */
 static void library_defaults(void) {
     char n[24];
     size_t eps = 2 * (size_t)gasneti_nodes; /* at most two endpoints per rank */
     snprintf(n, sizeof(n), "%zu", eps);
     if (eps < 256) setenv("FI_UNIVERSE_SIZE", n, 0);
     setenv("FI_MR_CACHE_MAX_COUNT", "0", 0);
+    setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
+    if (!getenv("FI_OFI_RXM_BUFFER_SIZE") && !getenv("FI_OFI_RXM_EAGER_LIMIT")) { /* equal on verbs */
+        setenv("FI_OFI_RXM_BUFFER_SIZE", "2048", 1);
+        setenv("FI_OFI_RXM_EAGER_LIMIT", "2048", 1);
+    }
 }
 
 /* fi_getinfo for hints; ENODATA: none */
@@ -346,6 +363,7 @@ void gasnetc_network_fini(void) {
     if (gasnetc_ofi_verbose) {
         gasnetc_ofi_long_say();
         gasnetc_ofi_am_say_prepared();
+        gasnetc_ofi_am_say_pools();
         gasnetc_ofi_rma_say();
         if (gasnetc_ofi_mr_local) gasnetc_ofi_rma_say_regs();
     }
