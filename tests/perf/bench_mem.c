@@ -19,7 +19,8 @@
  * with what = before, init, contact, added (contact - before). The checks that make it
  * fail: every reply arrived, every get read what the peer put in place.
  * BENCH_MEM_DUMP=K: rank 0 also lists on stderr, at "contact", each mapping holding at
- * least K KiB of private memory (where it goes). */
+ * least K KiB of private memory (where it goes); BENCH_MEM_RANKS=1: rank 0 prints every
+ * rank's readings. */
 #include "bench_util.h"
 
 #include <stdio.h>
@@ -129,6 +130,10 @@ int main(int argc, char **argv) {
             }
             printf("MEM %s %u %s mean %.0f max %.0f\n", BENCH_CONDUIT, (unsigned)j.nranks, what[w], sum / j.nranks, max);
         }
+        if (getenv("BENCH_MEM_RANKS")) /* every rank's readings */
+            for (gex_Rank_t r = 0; r < j.nranks; r++)
+                printf("# rank %u: before %ld init %ld contact %ld KiB\n", (unsigned)r, all[r][R_BEFORE], all[r][R_INIT],
+                       all[r][R_CONTACT]);
         fflush(stdout);
     }
     free(got);
