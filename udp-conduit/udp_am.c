@@ -96,8 +96,13 @@ typedef struct {
     uint32_t expect; /* every seq before it has arrived */
     uint64_t bits;   /* bit i: expect+1+i has arrived */
 } rx_t;
+typedef union { /* a peer's address: IPv4 or IPv6 (network_init refuses others) */
+    struct sockaddr sa;
+    struct sockaddr_in in;
+    struct sockaddr_in6 in6;
+} addr_t;
 typedef struct {
-    struct sockaddr_storage addr;
+    addr_t addr;
     socklen_t addrlen;
     tx_t tx[2];
     rx_t rx[2];
@@ -115,7 +120,7 @@ typedef struct {
     uint32_t addrlen;
 } endpoint_t;
 
-_Static_assert(sizeof(peer_t) <= 320, "per-peer state is multiplied by the job size");
+_Static_assert(sizeof(peer_t) <= 192, "per-peer state is multiplied by the job size");
 
 static int sock = -1;
 static peer_t *peers;
@@ -628,7 +633,10 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     window_bytes = remote ? (size_t)rcv / 2 / remote : 0;
     if (window_bytes < 2 * MAX_DGRAM) window_bytes = 2 * MAX_DGRAM;
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
-        memcpy(&peers[r].addr, &all[r].addr, sizeof(all[r].addr));
+        if (all[r].addrlen > sizeof(addr_t))
+            gasneti_fatalerror("udp-conduit: rank %u's address (family %d, %u bytes) is neither IPv4 nor IPv6",
+                               (unsigned)r, (int)all[r].addr.ss_family, (unsigned)all[r].addrlen);
+        memcpy(&peers[r].addr, &all[r].addr, all[r].addrlen);
         peers[r].addrlen = all[r].addrlen;
         peers[r].rto = rto_init;
     }
