@@ -79,9 +79,10 @@ int gasnetc_ofi_atomics_wanted(void) { return gasneti_getenv_yesno("GASNET_OFI_A
  *   one peer sends.
  * - FI_OFI_RXM_BUFFER_SIZE (default 16384): the size of every bounce buffer, and ofi_rxm
  *   grows each of its pools 1024 buffers at a time (touching them all): 17 MB per pool
- *   (receive, send, ...) at 16 KiB, 2 MB at 2 KiB. On tcp its eager limit stays at
- *   16 KiB, messages above the buffer size then placed straight into our receive
- *   buffers (with the limit at 2 KiB too, a stream of 8 KiB Mediums went 10x slower);
+ *   (receive, send, ...) at 16 KiB, 2 MB at 2 KiB. On tcp its eager limit is set to
+ *   16 KiB (unset, it follows the buffer size), messages above the buffer size then
+ *   placed straight into our receive buffers (with the limit at 2 KiB too, a stream of
+ *   8 KiB Mediums went 10x slower);
  *   on verbs the two must be equal, so the limit follows where verbs may be chosen
  *   (FI_PROVIDER names it, or, unset, the host has an RDMA device). Either one set by
  *   the user leaves both alone. */
@@ -103,7 +104,8 @@ static void library_defaults(void) {
     if (!getenv("FI_OFI_RXM_BUFFER_SIZE") && !getenv("FI_OFI_RXM_EAGER_LIMIT")) {
         const char *fp = getenv("FI_PROVIDER");
         setenv("FI_OFI_RXM_BUFFER_SIZE", "2048", 1);
-        if (fp ? strstr(fp, "verbs") != NULL : rdma_device_present()) setenv("FI_OFI_RXM_EAGER_LIMIT", "2048", 1);
+        int verbs = fp ? strstr(fp, "verbs") != NULL : rdma_device_present();
+        setenv("FI_OFI_RXM_EAGER_LIMIT", verbs ? "2048" : "16384", 1); /* unset, it follows the buffer size */
     }
 }
 
