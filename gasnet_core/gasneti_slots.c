@@ -12,6 +12,7 @@ void gasneti_slots_init(gasneti_slots_t *p, int n, size_t min, void *(*reg_fn)(v
     if (!p->slot || !p->free_list) gasneti_fatalerror("%s-conduit: out of memory for %d send slots", GASNETC_NAME, n);
     p->n = n;
     p->nfree = 0;
+    p->made = 0;
     p->min = min;
     p->reg_fn = reg_fn;
     p->dereg_fn = dereg_fn;
@@ -21,6 +22,7 @@ void gasneti_slots_init(gasneti_slots_t *p, int n, size_t min, void *(*reg_fn)(v
 void gasneti_slots_grow(gasneti_slots_t *p, int i, size_t len) {
     gasneti_slot_t *s = &p->slot[i];
     if (s->reg) p->dereg_fn(s->reg);
+    if (!s->buf) p->made++;
     free(s->buf);
     size_t cap = len < p->min ? p->min : len;
     s->buf = gasneti_net_malloc(cap, "a send slot");

@@ -19,6 +19,7 @@ typedef struct {
     gasneti_slot_t *slot;
     int *free_list;
     int n, nfree;
+    int made; /* slots with a buffer (the pool's growth: buffers are made at first use) */
     size_t min; /* a buffer is at least this long */
     /* optional (NULL: none): register a new buffer, returning the cookie; release one */
     void *(*reg_fn)(void *buf, size_t len);
@@ -39,6 +40,7 @@ extern void gasneti_slots_grow(gasneti_slots_t *p, int i, size_t len) GASNETI_CO
 GASNETI_ALWAYS_INLINE int gasneti_slots_get(gasneti_slots_t *p) { return p->nfree ? p->free_list[--p->nfree] : -1; }
 GASNETI_ALWAYS_INLINE void gasneti_slots_put(gasneti_slots_t *p, int i) { p->free_list[p->nfree++] = i; }
 GASNETI_ALWAYS_INLINE int gasneti_slots_avail(const gasneti_slots_t *p) { return p->nfree; }
+GASNETI_ALWAYS_INLINE int gasneti_slots_made(const gasneti_slots_t *p) { return p->made; }
 GASNETI_ALWAYS_INLINE int gasneti_slots_peek(const gasneti_slots_t *p) { return __atomic_load_n(&p->nfree, __ATOMIC_RELAXED); }
 /* slot i's buffer, at least len bytes long */
 GASNETI_ALWAYS_INLINE uint8_t *gasneti_slots_buf(gasneti_slots_t *p, int i, size_t len) {

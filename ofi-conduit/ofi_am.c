@@ -21,7 +21,11 @@
  * message each; tagged replies always the latter, as multi-receive is for untagged
  * messages), so replies never wait for buffers that requests hold. Handlers run in place
  * in the receive buffer, which is posted again once the provider has released it and no
- * handler is using it.
+ * handler is using it. A channel starts with START_MULTI (START_SINGLE) buffers and gains
+ * one, up to NMULTI (NSINGLE), each time a completion leaves it none posted (load:
+ * messages arrive faster than handlers release buffers); the send slots' buffers are
+ * made at their first use (gasneti_slots.h). So a process that sends and receives little
+ * holds little (docs/memory.md); GASNET_VERBOSEENV shows how far each grew.
  * Flow control: CREDITS request credits per peer (the toolkit's, gasneti_credit.h: a
  * request is taken when the peer reads it from its completion queue); credit messages go
  * on the reply channel.
@@ -40,8 +44,10 @@
 #include <time.h>
 
 #define MULTI_BYTES (1u << 20) /* one multi-receive buffer */
-#define NMULTI 4               /* multi-receive buffers per channel */
-#define NSINGLE 32             /* one-message buffers per channel, without FI_MULTI_RECV */
+#define NMULTI 4               /* multi-receive buffers per channel, at most */
+#define NSINGLE 32             /* one-message buffers per channel without FI_MULTI_RECV, at most */
+#define START_MULTI 1          /* ... and at start-up (more_rbufs: they grow under load) */
+#define START_SINGLE 4
 #define MAXSEND 256            /* fi_send operations outstanding per process */
 #define INJECT_MAX 1024        /* largest message built on the stack for fi_inject */
 #define CQ_BATCH 16
@@ -91,8 +97,9 @@ typedef struct { /* a send slot's (the buffer is the pool's, same index) */
 
 static gasneti_credits_t cr;
 static gasneti_slots_t pool;
-static rbuf_t *rbufs;
-static int nrbufs;
+static rbuf_t *rbufs; /* [first[ch], first[ch] + made[ch]): channel ch's, room for most[ch] */
+static int nrbufs;    /* room for, in all */
+static int first[2], made[2], most[2], nposted[2], start[2];
 /* buffers whose handlers have run, posted again at the start of the next poll: off the
  * path from a reply's handler to the request the caller sends next (see ofi_poll) */
 static rbuf_t **repost;
@@ -127,6 +134,28 @@ static void post_rbuf(rbuf_t *rb) {
         fi_cq_read(gasnetc_ofi_cq, NULL, 0); /* progress only */
     }
     rb->posted = 1;
+    nposted[rb->ch]++;
+}
+
+/* lock held: one more receive buffer for channel ch, posted (at start-up, and when a
+ * completion left the channel none posted: more_rbufs) */
+static void add_rbuf(int ch) {
+    rbuf_t *rb = &rbufs[first[ch] + made[ch]++];
+    rb->ch = ch;
+    rb->multi = ch == GASNETC_CH_REQ ? gasnetc_ofi_multi_recv : gasnetc_ofi_multi_recv && !gasnetc_ofi_tagged;
+    size_t size = rb->multi ? MULTI_BYTES : MSG_MAX;
+    rb->base = gasneti_net_malloc(size, "a receive buffer");
+    rb->size = size;
+    if (gasnetc_ofi_mr_local) {
+        rb->mr = gasnetc_ofi_reg_local(rb->base, size, "a receive buffer");
+        rb->desc = fi_mr_desc(rb->mr);
+    }
+    post_rbuf(rb);
+}
+/* lock held: a buffer of channel ch was taken by the provider (a message of one, a full
+ * multi-receive one): if none is left posted, the channel grows (up to most[ch]) */
+static inline void taken(int ch) {
+    if (--nposted[ch] == 0 && made[ch] < most[ch]) add_rbuf(ch);
 }
 
 /* lock held: the result of a send, which one progress call pushes on if gasnetc_ofi_push */
@@ -257,7 +286,10 @@ static int ofi_poll(int nested) {
                 run[nrun++] = msg;
             }
         }
-        if (!rb->multi || (e[k].flags & FI_MULTI_RECV)) rb->posted = 0;
+        if (rb->posted && (!rb->multi || (e[k].flags & FI_MULTI_RECV))) {
+            rb->posted = 0;
+            taken(rb->ch);
+        }
         if (!rb->posted && !rb->refs) post_rbuf(rb);
     }
     if (gasnetc_ofi_long_queued) gasnetc_ofi_long_send_queued();
@@ -442,29 +474,33 @@ void gasnetc_ofi_am_init(void) {
         gasneti_fatalerror("ofi-conduit: provider %s injects at most %zu bytes, less than a credit message (%zu): "
                            "not supported yet (choose another with FI_PROVIDER)",
                            gasnetc_ofi_info->fabric_attr->prov_name, gasnetc_ofi_inject_size, PRE + sizeof(gasneti_wire_hdr_t));
-    int nreq = gasnetc_ofi_multi_recv ? NMULTI : NSINGLE;
     int rep_multi = gasnetc_ofi_multi_recv && !gasnetc_ofi_tagged;
-    nrbufs = nreq + (rep_multi ? NMULTI : NSINGLE);
+    most[GASNETC_CH_REQ] = gasnetc_ofi_multi_recv ? NMULTI : NSINGLE;
+    most[GASNETC_CH_REP] = rep_multi ? NMULTI : NSINGLE;
+    start[GASNETC_CH_REQ] = gasnetc_ofi_multi_recv ? START_MULTI : START_SINGLE;
+    start[GASNETC_CH_REP] = rep_multi ? START_MULTI : START_SINGLE;
+    first[GASNETC_CH_REQ] = 0;
+    first[GASNETC_CH_REP] = most[GASNETC_CH_REQ];
+    nrbufs = most[GASNETC_CH_REQ] + most[GASNETC_CH_REP];
     rbufs = calloc((size_t)nrbufs, sizeof(rbuf_t));
     repost = calloc((size_t)nrbufs, sizeof(rbuf_t *));
     if (!rbufs || !repost) gasneti_fatalerror("ofi-conduit: out of memory for receive buffers");
     gasneti_slots_init(&pool, MAXSEND, MSG_MAX, gasnetc_ofi_mr_local ? slot_reg : NULL, slot_dereg);
     gasneti_credits_init(&cr, CREDITS);
     OFI_LOCK();
-    for (int i = 0; i < nrbufs; i++) {
-        rbufs[i].ch = i < nreq ? GASNETC_CH_REQ : GASNETC_CH_REP;
-        rbufs[i].multi = i < nreq ? gasnetc_ofi_multi_recv : rep_multi;
-        size_t size = rbufs[i].multi ? MULTI_BYTES : MSG_MAX;
-        rbufs[i].base = gasneti_net_malloc(size, "a receive buffer");
-        rbufs[i].size = size;
-        if (gasnetc_ofi_mr_local) {
-            rbufs[i].mr = gasnetc_ofi_reg_local(rbufs[i].base, size, "a receive buffer");
-            rbufs[i].desc = fi_mr_desc(rbufs[i].mr);
-        }
-        post_rbuf(&rbufs[i]);
-    }
+    for (int ch = 0; ch < 2; ch++)
+        while (made[ch] < start[ch]) add_rbuf(ch);
     __atomic_store_n(&gasnetc_ofi_up, 1, __ATOMIC_RELEASE);
     OFI_UNLOCK();
+}
+
+void gasnetc_ofi_am_say_pools(void) {
+    fprintf(stderr,
+            "ofi-conduit: rank %u receive buffers: requests %d of %zu bytes (started with %d, at most %d), replies "
+            "%d of %zu bytes (started with %d, at most %d); send slots with a buffer: %d of %d\n",
+            (unsigned)gasneti_mynode, made[GASNETC_CH_REQ], rbufs[first[GASNETC_CH_REQ]].size, start[GASNETC_CH_REQ],
+            most[GASNETC_CH_REQ], made[GASNETC_CH_REP], rbufs[first[GASNETC_CH_REP]].size, start[GASNETC_CH_REP],
+            most[GASNETC_CH_REP], gasneti_slots_made(&pool), MAXSEND);
 }
 
 void gasnetc_ofi_am_say_prepared(void) {

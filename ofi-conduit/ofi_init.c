@@ -19,6 +19,7 @@
 #include "gasneti_nic.h"
 #include "ofi_internal.h"
 
+#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -69,13 +70,43 @@ int gasnetc_ofi_atomics_wanted(void) { return gasneti_getenv_yesno("GASNET_OFI_A
  *   together (two transfers from one buffer, two small buffers on one page) get one key,
  *   and ofi_rxm with FI_ATOMIC refuses the second (-FI_ENOKEY). 0 turns the cache off:
  *   each registration is the provider's own, which is what FI_MR_LOCAL transfers of
- *   buffers out of the segment assume (ofi_rma.c); in-segment ones use the segment's. */
+ *   buffers out of the segment assume (ofi_rma.c); in-segment ones use the segment's.
+ * And two of ofi_rxm's, for memory (issue 43; docs/memory.md): with them a process of
+ * tcp;ofi_rxm holds 88 MB of private memory before its first message, with ours 7 MB.
+ * - FI_OFI_RXM_MSG_RX_SIZE (default 4096 with its shared receive context): the bounce
+ *   buffers posted at start-up, 4096 x 16 KiB. We post 128: more arriving at once wait
+ *   in the kernel's socket buffers (TCP's own flow control), and our credits bound what
+ *   one peer sends.
+ * - FI_OFI_RXM_BUFFER_SIZE (default 16384): the size of every bounce buffer, and ofi_rxm
+ *   grows each of its pools 1024 buffers at a time (touching them all): 17 MB per pool
+ *   (receive, send, ...) at 16 KiB, 2 MB at 2 KiB. On tcp its eager limit is set to
+ *   16 KiB (unset, it follows the buffer size), messages above the buffer size then
+ *   placed straight into our receive buffers (with the limit at 2 KiB too, a stream of
+ *   8 KiB Mediums went 10x slower);
+ *   on verbs the two must be equal, so the limit follows where verbs may be chosen
+ *   (FI_PROVIDER names it, or, unset, the host has an RDMA device). Either one set by
+ *   the user leaves both alone. */
+static int rdma_device_present(void) {
+    DIR *d = opendir("/sys/class/infiniband");
+    struct dirent *e;
+    int found = 0;
+    while (d && !found && (e = readdir(d))) found = e->d_name[0] != '.';
+    if (d) closedir(d);
+    return found;
+}
 static void library_defaults(void) {
     char n[24];
     size_t eps = 2 * (size_t)gasneti_nodes; /* at most two endpoints per rank */
     snprintf(n, sizeof(n), "%zu", eps);
     if (eps < 256) setenv("FI_UNIVERSE_SIZE", n, 0);
     setenv("FI_MR_CACHE_MAX_COUNT", "0", 0);
+    setenv("FI_OFI_RXM_MSG_RX_SIZE", "128", 0);
+    if (!getenv("FI_OFI_RXM_BUFFER_SIZE") && !getenv("FI_OFI_RXM_EAGER_LIMIT")) {
+        const char *fp = getenv("FI_PROVIDER");
+        setenv("FI_OFI_RXM_BUFFER_SIZE", "2048", 1);
+        int verbs = fp ? strstr(fp, "verbs") != NULL : rdma_device_present();
+        setenv("FI_OFI_RXM_EAGER_LIMIT", verbs ? "2048" : "16384", 1); /* unset, it follows the buffer size */
+    }
 }
 
 /* fi_getinfo for hints; ENODATA: none */
@@ -346,6 +377,7 @@ void gasnetc_network_fini(void) {
     if (gasnetc_ofi_verbose) {
         gasnetc_ofi_long_say();
         gasnetc_ofi_am_say_prepared();
+        gasnetc_ofi_am_say_pools();
         gasnetc_ofi_rma_say();
         if (gasnetc_ofi_mr_local) gasnetc_ofi_rma_say_regs();
     }

@@ -86,8 +86,10 @@ static inline int gasnetc_ofi_in_range(uint64_t base, uint64_t size, const void 
  * the completion queue at the end (0: not done, another thread holds the lock) */
 extern void gasnetc_ofi_am_init(void);
 extern int gasnetc_ofi_am_fini(void);
-/* ofi_am.c: how many Mediums this process sent from a slot its Prepare handed out (stderr) */
+/* ofi_am.c: how many Mediums this process sent from a slot its Prepare handed out; how
+ * far its receive buffers and send slots grew (stderr) */
 extern void gasnetc_ofi_am_say_prepared(void);
+extern void gasnetc_ofi_am_say_pools(void);
 /* ofi_rma.c: the RMA settings (native or not, flush mode; from gasnetc_network_init), a
  * completion of an fi_write/fi_read (lock held), the peer of one (error reports), what
  * native RMA did (GASNET_VERBOSEENV: stderr), and closing the registrations */

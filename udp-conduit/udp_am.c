@@ -75,17 +75,34 @@ typedef struct {
     uint64_t first_sent, sent_at, deadline; /* ns */
     uint8_t acked, retx, fast;
 } slot_t;
+/* The slots of a channel with datagrams in flight: taken from a free list when the
+ * channel sends with none in flight, given back when its last one is acknowledged, so
+ * that a peer with nothing in flight costs no window (per-peer state stays small,
+ * issue 43) and the windows made grow with the traffic, not with the job. A window
+ * starts with WIN_START slots and doubles, up to WIN, when the channel has more in
+ * flight (win_grow); datagram `seq` is in slot seq % cap. */
+#define WIN_START 4
+typedef struct win_s {
+    uint32_t cap;
+    struct win_s *next_free;
+    slot_t slot[];
+} win_t;
 typedef struct {
     uint32_t base, next; /* [base, next): sent, some not yet acknowledged */
     size_t inflight;     /* bytes of the unacknowledged ones */
-    slot_t slot[WIN];
+    win_t *w;            /* while base != next */
 } tx_t;
 typedef struct {
     uint32_t expect; /* every seq before it has arrived */
     uint64_t bits;   /* bit i: expect+1+i has arrived */
 } rx_t;
+typedef union { /* a peer's address: IPv4 or IPv6 (network_init refuses others) */
+    struct sockaddr sa;
+    struct sockaddr_in in;
+    struct sockaddr_in6 in6;
+} addr_t;
 typedef struct {
-    struct sockaddr_storage addr;
+    addr_t addr;
     socklen_t addrlen;
     tx_t tx[2];
     rx_t rx[2];
@@ -103,8 +120,12 @@ typedef struct {
     uint32_t addrlen;
 } endpoint_t;
 
+_Static_assert(sizeof(peer_t) <= 192, "per-peer state is multiplied by the job size");
+
 static int sock = -1;
 static peer_t *peers;
+static win_t *free_wins;
+static unsigned wins_made, wins_used, wins_most, wins_grown; /* made, in use now and at most, grown */
 static gex_Rank_t *owed_list;
 static size_t owed_count;
 static uint64_t next_timer = UINT64_MAX; /* ns; read without the lock: atomically */
@@ -227,8 +248,46 @@ static void big_put(uint8_t *b) {
     else free(b);
 }
 
+/* a window for t, which has none in flight (its slots keep their small buffers) */
+static void win_take(tx_t *t) {
+    win_t *w = free_wins;
+    if (w) {
+        free_wins = w->next_free;
+    } else {
+        w = calloc(1, sizeof(win_t) + WIN_START * sizeof(slot_t));
+        if (!w) gasneti_fatalerror("udp-conduit: out of memory for a send window");
+        w->cap = WIN_START;
+        wins_made++;
+    }
+    t->w = w;
+    if (++wins_used > wins_most) wins_most = wins_used;
+}
+/* t's window is full (cap in flight, cap < WIN): one twice as big, the slots in flight
+ * moved to their places in it, the old one freed with its other buffers */
+GASNETI_COLD static void win_grow(tx_t *t) {
+    win_t *o = t->w;
+    uint32_t cap = 2 * o->cap;
+    win_t *w = calloc(1, sizeof(win_t) + cap * sizeof(slot_t));
+    if (!w) gasneti_fatalerror("udp-conduit: out of memory for a send window");
+    w->cap = cap;
+    for (uint32_t q = t->base; q != t->next; q++) {
+        w->slot[q % cap] = o->slot[q % o->cap];
+        o->slot[q % o->cap].buf = NULL;
+    }
+    for (uint32_t i = 0; i < o->cap; i++) free(o->slot[i].buf);
+    free(o);
+    t->w = w;
+    wins_grown++;
+}
+static void win_give(tx_t *t) {
+    t->w->next_free = free_wins;
+    free_wins = t->w;
+    t->w = NULL;
+    wins_used--;
+}
+
 static void mark_acked(peer_t *p, tx_t *t, uint32_t seq, uint64_t now) {
-    slot_t *s = &t->slot[seq % WIN];
+    slot_t *s = &t->w->slot[seq % t->w->cap];
     if (s->acked) return;
     s->acked = 1;
     t->inflight -= s->len;
@@ -257,10 +316,10 @@ static void take_acks(peer_t *p, const hdr_t *h, uint64_t now) {
             mark_acked(p, t, s, now);
             later++;
         }
-        while (t->base != t->next && t->slot[t->base % WIN].acked) t->base++;
+        while (t->base != t->next && t->w->slot[t->base % t->w->cap].acked) t->base++;
         /* the peer has FAST_AFTER datagrams beyond `cum` but not `cum` itself: resend it */
         if (later >= FAST_AFTER && cum != t->next) {
-            slot_t *s = &t->slot[cum % WIN];
+            slot_t *s = &t->w->slot[cum % t->w->cap];
             if (!s->acked && !s->fast) {
                 s->fast = 1;
                 s->retx++;
@@ -268,6 +327,7 @@ static void take_acks(peer_t *p, const hdr_t *h, uint64_t now) {
                 send_slot(p, s, now);
             }
         }
+        if (t->base == t->next) win_give(t); /* nothing in flight */
     }
 }
 
@@ -301,7 +361,7 @@ static void timers(uint64_t now) {
         for (int c = 0; c < 2; c++) {
             tx_t *t = &p->tx[c];
             for (uint32_t q = t->base; q != t->next; q++) {
-                slot_t *s = &t->slot[q % WIN];
+                slot_t *s = &t->w->slot[q % t->w->cap];
                 if (s->acked) continue;
                 if (now >= s->deadline) {
                     if (give_up > 0 && (double)(now - s->first_sent) > give_up * 1e9) peer_dead(p, s, now);
@@ -450,15 +510,17 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     gasneti_assert(len <= MAX_DGRAM);
     want_t want = {t, len};
     if (gasneti_lock_room(&ulock, room, &want, m)) return GASNETI_AM_WOULD_BLOCK;
+    if (t->base == t->next) win_take(t);
+    else if (t->next - t->base == t->w->cap) win_grow(t);
     uint32_t seq = t->next++;
-    slot_t *s = &t->slot[seq % WIN];
+    slot_t *s = &t->w->slot[seq % t->w->cap];
     if (s->cap < len) { /* a small buffer, or none (a big one, RBUF_BYTES, always fits) */
         free(s->buf);
         if (len > SMALL_SLOT) {
             s->buf = big_get();
             s->cap = RBUF_BYTES;
         } else {
-            s->cap = len < 512 ? 512 : len;
+            s->cap = (len + 63) & ~63u;
             s->buf = malloc(s->cap);
             if (!s->buf) gasneti_fatalerror("udp-conduit: out of memory for a %u-byte datagram", len);
         }
@@ -591,7 +653,10 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     window_bytes = remote ? (size_t)rcv / 2 / remote : 0;
     if (window_bytes < 2 * MAX_DGRAM) window_bytes = 2 * MAX_DGRAM;
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) {
-        memcpy(&peers[r].addr, &all[r].addr, sizeof(all[r].addr));
+        if (all[r].addrlen > sizeof(addr_t))
+            gasneti_fatalerror("udp-conduit: rank %u's address (family %d, %u bytes) is neither IPv4 nor IPv6",
+                               (unsigned)r, (int)all[r].addr.ss_family, (unsigned)all[r].addrlen);
+        memcpy(&peers[r].addr, &all[r].addr, all[r].addrlen);
         peers[r].addrlen = all[r].addrlen;
         peers[r].rto = rto_init;
     }
@@ -637,9 +702,9 @@ void gasnetc_network_fini(void) {
         fprintf(stderr,
                 "udp-conduit rank %u: %lu datagrams sent, %lu resent (%lu fast), %lu standalone acks, %lu duplicates "
                 "dropped; dropped: %lu without the job key, %lu bad header, %lu bad lengths; %lu sends the "
-                "kernel refused%s\n",
+                "kernel refused; %u send windows made (at most %u in use at once; grown %u times)%s\n",
                 (unsigned)gasneti_mynode, counts.sent, counts.resent, counts.fast, counts.acks, counts.dups, counts.bad_key,
-                counts.bad_hdr, counts.bad_len, counts.eagain,
+                counts.bad_hdr, counts.bad_len, counts.eagain, wins_made, wins_most, wins_grown,
                 busy ? "; some datagrams were never acknowledged" : "");
     close(sock);
     sock = -1;

@@ -34,14 +34,22 @@
  *                     from run-bench) has a target: a wait that spins without yielding
  *                     to a target that waits for our CPU costs a scheduler time slice
  *                     (ms) per put, see gasneti_poll_backoff.
+ *   am_medium1k_rtt, am_medium8k_rtt, am_medium64k_rtt   a Medium request of 1, 8 and
+ *                     64 KiB, replied with a Short (bench_medium.h), us per round trip.
+ *   am_medium8k_stream  MED_STREAM 8 KiB Medium requests back to back (GEX_EVENT_NOW), the
+ *                     last one's handler replies, MB/s: the receive buffers and send slots
+ *                     under load (they start small and grow, ofi_am.c).
  * With OFI_BENCH_ONLY=rtt, am_short_rtt alone (run-bench alternates such runs with
- * fi_pingpong's, see there).
+ * fi_pingpong's, see there); with OFI_BENCH_ONLY=medium, the Medium figures alone.
  * Each figure is the best of BENCH_RUNS runs. */
+#include "bench_medium.h"
 #include "bench_netrma.h"
 
 #define RTT_ITERS 20000L
 #define LAT_ITERS 5000L
 #define CONT_ITERS 2000L
+#define MED_ITERS 2000L
+#define MED_STREAM 2000L
 #define CONT_OFF 64 /* put_8_contended's slots, one word per rank (over the bulk area's
                      * start: each figure has the segment to itself between barriers) */
 #define CONT_TARGET 20.0 /* the 4-process figure over the 2-process one */
@@ -51,6 +59,28 @@ static gex_Rank_t cont_target(gex_Rank_t src, long i, gex_Rank_t n) {
     return (gex_Rank_t)((src + 1 + (gex_Rank_t)(i % (long)(n - 1))) % n);
 }
 static uint64_t cont_value(gex_Rank_t src, long i) { return ((uint64_t)(src + 1) << 32) | (uint64_t)i; }
+
+/* the Medium figures (every rank calls it) */
+static void mediums(const bench_job_t *j) {
+    static const size_t len[] = {1024, 8192, 65536};
+    static const char *name[] = {"am_medium1k_rtt", "am_medium8k_rtt", "am_medium64k_rtt"};
+    double best[3] = {1e30, 1e30, 1e30}, stream = 0;
+    char *buf = calloc(1, 65536);
+    if (!buf) bench_fail(j, "out of memory");
+    for (int r = 0; r < BENCH_RUNS; r++) {
+        for (int k = 0; k < 3; k++) {
+            double v = bench_am_medium_rtt(j, buf, len[k], MED_ITERS);
+            if (v < best[k]) best[k] = v;
+        }
+        double s = bench_am_medium_stream(j, buf, 8192, MED_STREAM) / 1e6;
+        if (s > stream) stream = s;
+    }
+    if (j->me == 0) {
+        for (int k = 0; k < 3; k++) bench_print(name[k], best[k], "us");
+        bench_print("am_medium8k_stream", stream, "MB/s");
+    }
+    free(buf);
+}
 
 static double put_contended(const bench_job_t *j, void *const *segs) {
     volatile uint64_t *slot = (volatile uint64_t *)((char *)j->my_seg + CONT_OFF);
@@ -75,10 +105,14 @@ static double put_contended(const bench_job_t *j, void *const *segs) {
 
 int main(int argc, char **argv) {
     gex_AM_Entry_t h[] = {BENCH_PINGPONG_HANDLERS,
-                          BENCH_NETRMA_HANDLERS};
+                          BENCH_NETRMA_HANDLERS, BENCH_MEDIUM_HANDLERS};
     bench_job_t j;
-    bench_init(&j, &argc, &argv, "BENCH_OFI", 64 + (size_t)BENCH_LONG_COUNT * BENCH_BW_BYTES, h, 4);
+    bench_init(&j, &argc, &argv, "BENCH_OFI", 64 + (size_t)BENCH_LONG_COUNT * BENCH_BW_BYTES, h, 6);
     const char *only = getenv("OFI_BENCH_ONLY");
+    if (only && !strcmp(only, "medium")) { /* the Medium figures alone */
+        mediums(&j);
+        bench_finish(&j);
+    }
     if (only && !strcmp(only, "rtt")) { /* am_short_rtt alone */
         double best = 1e30;
         for (int r = 0; r < BENCH_RUNS; r++) {
@@ -139,6 +173,7 @@ int main(int argc, char **argv) {
         if (g < best_get) best_get = g;
         if (b > best_bw) best_bw = b;
     }
+    mediums(&j);
     if (j.me == 0) {
         const char *prov = getenv("FI_PROVIDER");
         double pp_rtt = bench_env_figure("OFI_PP_RTT_US"), pp_bw = bench_env_figure("OFI_PP_1M_BW");
