@@ -3,7 +3,7 @@
  * gasnetc_am_send, gasnetc_poll; start-up is ibv_init.c, QPs ibv_connect.c).
  *
  * An AM is one SEND on the RC QP to its peer: an 8-byte prefix (the sender's rank, the
- * kind: request, reply, or a bounce buffer's release; the SEND's number on the QP, which
+ * kind: request, reply, or a lent buffer's release; the SEND's number on the QP, which
  * catches a verbs stack that delivers one twice or loses one) and the toolkit's layout
  * (gasneti_wire.h). A message of at most the QP's inline size goes inline from the
  * stack; a bigger one is copied into a registered send slot (MAXSEND per process, freed
@@ -13,14 +13,9 @@
  * buffer, which is posted again once it returns; a request that may not run now (a
  * nested poll) is copied (gasneti_defer_if) and its buffer posted again at once.
  * Bigger payloads:
- *   - a Medium above 4 KiB (gasnetc_medium_piece: every Medium goes whole): the sender
- *     copies the payload into one of its registered 64 KiB bounce buffers and sends the
- *     header alone, flagged GASNETI_WIRE_ELSEWHERE, with the buffer's address and rkey in
- *     the Long fields (dest_addr, aux) and its index in the prefix; the receiver reads
- *     the payload by RDMA READ into a buffer of its own (NREAD of them, never lent, so
- *     that reads always progress), copies it into a buffer of
- *     the core's pool (gasneti_wire_elsewhere), sends the sender a release naming the
- *     index (the sender's buffer is free again) and runs the handler.
+ *   - a Medium above 4 KiB (gasnetc_medium_piece: every Medium goes whole): the header
+ *     alone, the payload in a buffer lent to the receiver, who reads it by RDMA READ and
+ *     releases the buffer (ibv_bigmed.c, the whole protocol, both sides);
  *   - a Long above 4 KiB into the peer's registered segment (gasnetc_long_piece: whole,
  *     up to GASNETC_MAX_LONG): an RDMA WRITE of the payload (from the segment's
  *     registration, or from a bounce buffer: then up to 64 KiB a piece), and the header
@@ -33,9 +28,16 @@
  * buffers for every network peer's credits and the replies to ours (up to 4096); beyond
  * that a sender's QP waits for buffers (RNR, retried without limit), it never fails.
  * Send work requests: GASNETC_IBV_SQ_DEPTH per QP and the completion queue's share over
- * all (gasnetc_ibv_sq_room); a send without room, slot, bounce buffer or credit waits in
+ * all (gasnetc_ibv_sq_room). Sending (going_t, below): the room check only looks (credit,
+ * work requests, slot, lent or bounce buffer); a send without room waits in
  * gasneti_lock_room (replies only where needed), or returns GASNETI_AM_WOULD_BLOCK with
- * GEX_FLAG_IMMEDIATE.
+ * GEX_FLAG_IMMEDIATE. Then a message of at most the inline size is posted at once (built
+ * on the stack before the lock); a bigger one reserves what it needs, is built and its
+ * payload copied with the lock released, and is posted once its QP has room.
+ * Negotiated payload (GASNETC_AM_PREPARE): a Prepare is that reservation, handing the
+ * client the slot (or lent buffer) its payload goes out from; its Commit builds the
+ * header around the payload and posts it: no copy of the payload.
+ * Test hook (debug builds only): GASNET_IBV_TEST_REPEAT (ibv_connect.c).
  * PAR: gasnetc_ibv_lock guards every verbs call and the state here; handlers run without
  * it. */
 #include "ibv_internal.h"
@@ -47,55 +49,28 @@
 #define CREDITS 32    /* requests in flight to one peer */
 #define MAXSEND 256   /* AMs from send slots in flight per process */
 #define INLINE_MAX 256 /* the largest message built on the stack */
-#define NREAD 8        /* big Mediums read at once */
 #define CQ_BATCH 16
 
-typedef struct {
-    uint32_t src;  /* the sender's rank */
-    uint8_t kind;  /* K_* */
-    uint8_t seq;   /* the SEND's number on its QP, modulo 256 (fill_send, check_seq) */
-    uint16_t slot; /* K_RELEASE, or a big Medium's header: the sender's bounce buffer */
-} pre_t;
-enum { K_REQ = 1, K_REP = 2, K_RELEASE = 3 };
-#define PRE sizeof(pre_t)
+typedef gasnetc_ibv_pre_t pre_t;
+enum { K_REQ = GASNETC_IBV_K_REQ, K_REP = GASNETC_IBV_K_REP, K_RELEASE = GASNETC_IBV_K_RELEASE };
+#define PRE GASNETC_IBV_PRE
 #define MSG_MAX ((GASNETI_WIRE_MAX(PRE, GASNETC_NET_MEDIUM) + 63u) & ~63u)
-#define HDR_MAX 128 /* a message without payload */
+#define HDR_MAX GASNETC_IBV_HDR_MAX
 _Static_assert(GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_LONG, GASNETI_WIRE_FRAG, GASNETI_MAX_ARGS) <= HDR_MAX,
                "a header fits HDR_MAX");
 _Static_assert(GASNETC_NET_LONG <= GASNETC_NET_MEDIUM, "a Long piece fits a receive buffer");
-_Static_assert(GASNETC_IBV_BOUNCE >= GASNETC_MAX_MEDIUM, "a big Medium fits a bounce buffer");
 _Static_assert(GASNETC_IBV_SQ_DEPTH < 256, "a SEND in flight is told from a repeat by its number mod 256");
 
 static gasneti_credits_t cr;
 static gasneti_slots_t pool;          /* send slots */
-static gasneti_slots_t rd_pool;       /* where big Mediums are read (start_read) */
 static gex_Rank_t slot_dest[MAXSEND]; /* lock held */
+static uint8_t slot_credit[MAXSEND];  /* a Prepare's slot: its request's credit is taken (lock held) */
+static gasnetc_ibv_lent_t slot_lent[MAXSEND]; /* a Prepare's slot: the big Medium buffer it lent (i -1: none) */
 static uint8_t *rbufs;                /* gasnetc_ibv_srq_depth buffers of MSG_MAX bytes */
 static struct ibv_mr *rbufs_mr;
 static int *repost, nrepost; /* buffers to post again (lock held) */
-static gex_Rank_t *bm_dest;  /* [bounce]: the peer a big Medium's buffer waits for, or GEX_RANK_INVALID */
 
-/* a big Medium whose header arrived: its payload to read, then its handler to run */
-typedef struct pend_s {
-    struct pend_s *next;
-    gex_Rank_t src;
-    int is_req;
-    uint16_t slot; /* the sender's bounce buffer */
-    uint32_t rkey, nbytes;
-    uint64_t raddr;
-    size_t len; /* of msg */
-    uint64_t msg[HDR_MAX / 8];
-} pend_t;
-static pend_t *to_read, *to_read_tail; /* waiting for room to read (lock held) */
-static pend_t *ready, *ready_tail;     /* read: to deliver (lock held) */
-typedef struct {
-    gex_Rank_t dest;
-    uint16_t slot;
-} rel_t;
-static rel_t *rels; /* releases waiting for room (lock held) */
-static int nrels;
-
-static size_t n_inline, n_slot, n_bigmed, n_bigread, n_longw, n_credit, n_repeat;
+static size_t n_inline, n_slot, n_longw, n_credit, n_repeat, n_prepared;
 
 #define RBUF(i) (rbufs + (size_t)(i)*MSG_MAX)
 
@@ -125,11 +100,23 @@ static void flush_repost(void) {
  * Sending
  * --------------------------------------------------------------------------------- */
 enum { PLAIN, BIGMED, LONGW };
-typedef struct { /* an AM on its way (gasneti_lock_room's argument) */
+/* An AM on its way. Sending is three steps: room (gasneti_lock_room's check: is every
+ * resource free? it only looks), then, lock held, either the post at once (a message
+ * built on the stack) or the reservation of its resources (send slot, request credit,
+ * lent or bounce buffer); the lock released, the message is built in its slot and the
+ * payload copied where it goes; the lock taken again, it is posted (send_reserved). A
+ * Prepare (gasnetc_am_prepare) is the reservation, its Commit the rest. */
+typedef struct {
     const gasneti_am_msg_t *m;
-    gasneti_counter_t *lc; /* LONGW from registered memory: done when the WRITE completes */
-    int how;               /* PLAIN, BIGMED, LONGW */
-    uint32_t len;          /* of the message */
+    gasneti_counter_t *lc;  /* LONGW from registered memory: done when the WRITE completes */
+    int how;                /* PLAIN, BIGMED, LONGW */
+    int inl;                /* built on the stack (ibuf) and sent inline; else from slot */
+    uint32_t len;           /* of the message */
+    int slot;               /* reserved: the send slot */
+    int bounce;             /* reserved, LONGW from unregistered memory: a bounce buffer, else -1 */
+    uint32_t lkey;          /* LONGW from registered memory: its key */
+    gasnetc_ibv_lent_t lent; /* reserved, BIGMED: the buffer lent to the receiver */
+    uint8_t *buf;           /* the message: ibuf or the slot's buffer */
     uint64_t ibuf[INLINE_MAX / 8];
 } going_t;
 
@@ -154,49 +141,80 @@ static void fill_send(struct ibv_send_wr *wr, struct ibv_sge *sge, gex_Rank_t r,
     }
 }
 
-/* lock held (gasneti_lock_room): send it if every resource is there; 0 if not now */
-static int try_send(void *arg) {
-    going_t *g = arg;
+/* lock held (gasneti_lock_room): is everything g needs free now? Only looks. */
+static int room(void *arg) {
+    const going_t *g = arg;
     const gasneti_am_msg_t *m = g->m;
     gex_Rank_t r = m->jobrank;
-    int inl = g->len <= gasnetc_ibv_inline && g->len <= INLINE_MAX, ok = 1;
-    uint32_t lkey = 0;
-    if (g->how == LONGW) lkey = gasnetc_ibv_local_key(m->src, m->nbytes, &ok);
-    int need_bounce = g->how == BIGMED || (g->how == LONGW && !ok);
-    if (!gasneti_credit_ok(&cr, r, m->is_req) || !gasnetc_ibv_sq_room(r, g->how == LONGW ? 2 : 1) ||
-        (!inl && !gasneti_slots_avail(&pool)) || (need_bounce && !gasneti_slots_avail(&gasnetc_ibv_bounce)))
-        return 0;
-    int slot = inl ? -1 : gasneti_slots_get(&pool), bounce = need_bounce ? gasnetc_ibv_bounce_get() : -1;
-    uint8_t *buf = inl ? (uint8_t *)g->ibuf : gasneti_slots_buf(&pool, slot, MSG_MAX);
-    pre_t pre = {gasneti_mynode, (uint8_t)(m->is_req ? K_REQ : K_REP), 0, (uint16_t)(bounce >= 0 ? bounce : 0)};
-    memcpy(buf, &pre, sizeof(pre));
-    uint32_t len = gasneti_wire_build(buf, PRE, m, g->how == PLAIN ? 0 : GASNETI_WIRE_ELSEWHERE, 0, 1);
-    gasneti_assert(len == g->len);
-    gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, r));
+    int ok = 1;
+    if (!gasneti_credit_ok(&cr, r, m->is_req) || !gasnetc_ibv_sq_room(r, g->how == LONGW ? 2 : 1)) return 0;
+    if (!g->inl && !gasneti_slots_avail(&pool)) return 0;
+    if (g->how == BIGMED) return gasnetc_ibv_bigmed_room();
+    if (g->how == LONGW) gasnetc_ibv_local_key(m->src, m->nbytes, &ok);
+    return ok || gasneti_slots_avail(&gasnetc_ibv_bounce);
+}
+/* lock held (gasneti_lock_room): room to post a reserved message */
+static int sq_room(void *arg) {
+    const going_t *g = arg;
+    return gasnetc_ibv_sq_room(g->m->jobrank, g->how == LONGW ? 2 : 1);
+}
+
+/* lock held, room() said yes: take what g needs (a request's credit, a send slot, a lent
+ * or bounce buffer) */
+static void reserve(going_t *g) {
+    const gasneti_am_msg_t *m = g->m;
+    gex_Rank_t r = m->jobrank;
+    if (m->is_req) gasneti_credit_take(&cr, r);
+    g->slot = gasneti_slots_get(&pool);
+    g->buf = gasneti_slots_buf(&pool, g->slot, MSG_MAX);
+    slot_dest[g->slot] = r;
+    g->bounce = -1;
+    if (g->how == BIGMED) gasnetc_ibv_bigmed_lend(r, &g->lent);
+    if (g->how == LONGW) {
+        int ok;
+        g->lkey = gasnetc_ibv_local_key(m->src, m->nbytes, &ok);
+        if (!ok) g->bounce = gasnetc_ibv_bounce_get();
+    }
+}
+
+/* lock not held: g's message at g->buf, and its payload where it goes (a big Medium's in
+ * its lent buffer, a Long's from unregistered memory in its bounce buffer) unless it was
+ * written there already (a Prepare's) */
+static void build(going_t *g) {
+    const gasneti_am_msg_t *m = g->m;
+    pre_t pre = {gasneti_mynode, (uint8_t)(m->is_req ? K_REQ : K_REP), 0,
+                 (uint16_t)(g->how == BIGMED ? g->lent.i : 0)};
+    memcpy(g->buf, &pre, sizeof(pre));
+    g->len = gasneti_wire_build(g->buf, PRE, m, g->how == PLAIN ? 0 : GASNETI_WIRE_ELSEWHERE,
+                                g->how == BIGMED ? g->lent.rkey : 0, 1);
+    if (g->how == BIGMED) { /* the receiver reads the payload from the lent buffer */
+        gasneti_wire_long_t x;
+        memcpy(&x, GASNETI_WIRE_HDR(g->buf, PRE) + 1, sizeof(x));
+        x.dest_addr = g->lent.addr;
+        memcpy(GASNETI_WIRE_HDR(g->buf, PRE) + 1, &x, sizeof(x));
+        if (m->src != g->lent.buf) memcpy(g->lent.buf, m->src, m->nbytes);
+    } else if (g->how == LONGW && g->bounce >= 0) {
+        gasneti_assert(m->nbytes <= GASNETC_IBV_BOUNCE);
+        memcpy(gasnetc_ibv_bounce.slot[g->bounce].buf, m->src, m->nbytes);
+    }
+}
+
+/* lock held, room there (and what g needs reserved unless inline): post g's message */
+static void post(going_t *g) {
+    const gasneti_am_msg_t *m = g->m;
+    gex_Rank_t r = m->jobrank;
+    gasneti_wire_set_credits(g->buf, PRE, gasneti_credit_owed(&cr, r));
     struct ibv_send_wr send, write;
     struct ibv_sge sge, wsge;
-    fill_send(&send, &sge, r, buf, len, slot);
-    if (g->how == BIGMED) { /* the payload where the receiver reads it */
-        struct ibv_mr *mr = gasnetc_ibv_bounce_mr(bounce);
-        memcpy(gasnetc_ibv_bounce.slot[bounce].buf, m->src, m->nbytes);
-        gasneti_wire_long_t x;
-        memcpy(&x, GASNETI_WIRE_HDR(buf, PRE) + 1, sizeof(x));
-        x.dest_addr = (uintptr_t)gasnetc_ibv_bounce.slot[bounce].buf;
-        x.aux = mr->rkey;
-        memcpy(GASNETI_WIRE_HDR(buf, PRE) + 1, &x, sizeof(x));
-        bm_dest[bounce] = r;
-        gasnetc_ibv_post(r, &send, 1, "ibv_post_send (a big Medium's header)");
-        n_bigmed++;
-    } else if (g->how == LONGW) { /* the payload written, the header behind it */
+    fill_send(&send, &sge, r, g->buf, g->len, g->inl ? -1 : g->slot);
+    if (g->how == LONGW) { /* the payload written, the header behind it */
         const gasnetc_ibv_rkey_t *k = gasneti_peerseg_of(r, m->dst_ep)->_rkey;
         gasnetc_ibv_op_t *o = gasnetc_ibv_op_get(r, GASNETC_OP_RMA);
-        wsge = (struct ibv_sge){(uintptr_t)m->src, (uint32_t)m->nbytes, lkey};
-        if (bounce >= 0) {
-            gasneti_assert(m->nbytes <= GASNETC_IBV_BOUNCE);
-            memcpy(gasnetc_ibv_bounce.slot[bounce].buf, m->src, m->nbytes);
-            wsge.addr = (uintptr_t)gasnetc_ibv_bounce.slot[bounce].buf;
-            wsge.lkey = gasnetc_ibv_bounce_mr(bounce)->lkey;
-            o->bounce = bounce;
+        wsge = (struct ibv_sge){(uintptr_t)m->src, (uint32_t)m->nbytes, g->lkey};
+        if (g->bounce >= 0) {
+            wsge.addr = (uintptr_t)gasnetc_ibv_bounce.slot[g->bounce].buf;
+            wsge.lkey = gasnetc_ibv_bounce_mr(g->bounce)->lkey;
+            o->bounce = g->bounce;
         } else {
             o->lc = g->lc;
             g->lc = NULL; /* done at the WRITE's completion */
@@ -212,12 +230,25 @@ static int try_send(void *arg) {
         gasnetc_ibv_post(r, &write, 2, "ibv_post_send (a Long's RDMA WRITE and header)");
         n_longw++;
     } else {
-        gasnetc_ibv_post(r, &send, 1, "ibv_post_send (an AM)");
+        gasnetc_ibv_post(r, &send, 1, g->how == BIGMED ? "ibv_post_send (a big Medium's header)"
+                                                       : "ibv_post_send (an AM)");
     }
-    if (inl) n_inline++;
+    if (g->inl) n_inline++;
     else n_slot++;
-    gasneti_credit_sent(&cr, r, m->is_req);
-    return 1;
+    gasneti_credit_sent(&cr, r, m->is_req && g->inl); /* (a reserved request's credit is taken) */
+}
+
+/* lock not held: post reserved g once its QP has room (which needs no peer's progress:
+ * it waits, IMMEDIATE or not, as a reservation may not be declined) */
+static void send_reserved(going_t *g) {
+    gasneti_am_msg_t now = *g->m;
+    now.flags &= ~GEX_FLAG_IMMEDIATE;
+    const gasneti_am_msg_t *m = g->m;
+    g->m = &now;
+    gasneti_lock_room(&gasnetc_ibv_lock, sq_room, g, &now);
+    post(g);
+    IBV_UNLOCK();
+    g->m = m;
 }
 
 int gasnetc_ibv_long_by_write(const gasneti_am_msg_t *m) {
@@ -245,7 +276,8 @@ int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
     if (__atomic_load_n(&gasnetc_ibv_peers[m->jobrank].state, __ATOMIC_ACQUIRE) != GASNETC_IBV_UP) return 1;
     if (!gasneti_credit_peek(&cr, m->jobrank, m->is_req)) return 1;
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
-    if (plen > GASNETC_NET_MEDIUM && !gasneti_slots_peek(&gasnetc_ibv_bounce)) return 1;
+    if (plen > GASNETC_NET_MEDIUM && m->category == GASNETI_AM_MEDIUM && !gasnetc_ibv_bigmed_peek()) return 1;
+    if (plen > GASNETC_NET_LONG && m->category == GASNETI_AM_LONG && !gasneti_slots_peek(&gasnetc_ibv_bounce)) return 1;
     return !gasneti_slots_peek(&pool);
 }
 
@@ -260,18 +292,99 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     else if (m->category == GASNETI_AM_MEDIUM && plen > GASNETC_NET_MEDIUM) g.how = BIGMED;
     gasneti_assert(g.how != LONGW || gasnetc_ibv_long_by_write(m));
     g.len = gasneti_wire_len(PRE, m, g.how == PLAIN ? 0 : GASNETI_WIRE_ELSEWHERE, 1);
+    g.inl = g.how == PLAIN && g.len <= gasnetc_ibv_inline && g.len <= INLINE_MAX;
+    if (g.inl) { /* built on the stack, posted inline under one lock */
+        g.buf = (uint8_t *)g.ibuf;
+        build(&g);
+        if (gasneti_lock_room(&gasnetc_ibv_lock, room, &g, m)) return GASNETI_AM_WOULD_BLOCK;
+        post(&g);
+        IBV_UNLOCK();
+        if (lc) gasneti_counter_done(lc); /* inline: the source may be reused */
+        return GASNET_OK;
+    }
     gasneti_counter_t mine; /* LONGW without lc: wait here until the source may be reused */
     gasneti_atomic_set(&mine, 0);
     if (g.how == LONGW && !lc) {
         gasneti_counter_add(&mine);
         g.lc = &mine;
     }
-    if (gasneti_lock_room(&gasnetc_ibv_lock, try_send, &g, m)) return GASNETI_AM_WOULD_BLOCK;
+    if (gasneti_lock_room(&gasnetc_ibv_lock, room, &g, m)) return GASNETI_AM_WOULD_BLOCK;
+    reserve(&g);
     IBV_UNLOCK();
+    build(&g);
+    send_reserved(&g);
     if (g.lc == &mine) gasneti_counter_done(&mine); /* copied to a bounce buffer */
-    else if (g.lc) gasneti_counter_done(g.lc);      /* copied (or inline): the source may be reused */
+    else if (g.lc) gasneti_counter_done(g.lc);      /* copied: the source may be reused */
     if (g.how == LONGW && !lc) gasneti_net_wait_local(&mine);
     return GASNET_OK;
+}
+
+/* ---- negotiated payload (GASNETC_AM_PREPARE): a Medium the client writes where it is
+ * sent from, a send slot (the message built around it) or, above GASNETC_NET_MEDIUM, a
+ * buffer lent to the receiver. Not where it does not pay: a message that goes inline
+ * from the stack. Not Longs: their payload goes by RDMA WRITE from the client's buffer
+ * itself, or is copied into a bounce buffer. ---- */
+void *gasnetc_am_prepare(const gasneti_am_msg_t *m, size_t least, size_t most, size_t *size, gasneti_am_prep_t *h) {
+    if (m->category != GASNETI_AM_MEDIUM) return NULL;
+    if (gasnetc_ibv_connected(m->jobrank, m->flags)) return NULL; /* IMMEDIATE, not connected */
+    gasneti_am_msg_t biggest = *m;
+    biggest.frag = NULL;
+    going_t g;
+    g.m = &biggest;
+    g.lc = NULL;
+    g.inl = 0;
+    if (least > GASNETC_NET_MEDIUM) { /* only a big Medium offers that much */
+        g.how = BIGMED;
+        biggest.nbytes = most < GASNETC_MAX_MEDIUM ? most : GASNETC_MAX_MEDIUM;
+    } else {
+        g.how = PLAIN;
+        biggest.nbytes = most < GASNETC_NET_MEDIUM ? most : GASNETC_NET_MEDIUM;
+        uint32_t len = gasneti_wire_len(PRE, &biggest, 0, 1);
+        if (len <= gasnetc_ibv_inline && len <= INLINE_MAX) return NULL; /* cheaper from the stack */
+    }
+    if (gasneti_lock_room(&gasnetc_ibv_lock, room, &g, &biggest)) return NULL; /* IMMEDIATE */
+    reserve(&g);
+    slot_credit[g.slot] = m->is_req;
+    slot_lent[g.slot].i = -1;
+    if (g.how == BIGMED) slot_lent[g.slot] = g.lent;
+    IBV_UNLOCK();
+    h->h = g.slot;
+    *size = biggest.nbytes;
+    if (g.how == BIGMED) return g.lent.buf;
+    return g.buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs);
+}
+
+void gasnetc_am_commit(const gasneti_am_msg_t *m, gasneti_am_prep_t *h) {
+    going_t g;
+    g.m = m;
+    g.lc = NULL;
+    g.inl = 0;
+    g.slot = (int)h->h;
+    g.buf = pool.slot[g.slot].buf; /* (made by the Prepare) */
+    g.bounce = -1;
+    g.lent = slot_lent[g.slot];
+    g.how = g.lent.i >= 0 ? BIGMED : PLAIN;
+    if (g.how == BIGMED) {
+        gasneti_assert(m->src == g.lent.buf);
+    } else {
+        gasneti_assert(m->src == g.buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs));
+    }
+    build(&g); /* around the payload, which stays in place */
+    slot_credit[g.slot] = 0;
+    slot_lent[g.slot].i = -1;
+    send_reserved(&g);
+    if (gasnetc_ibv_verbose) __atomic_fetch_add(&n_prepared, 1, __ATOMIC_RELAXED);
+}
+
+void gasnetc_am_cancel(gasneti_am_prep_t *h) {
+    int i = (int)h->h;
+    IBV_LOCK();
+    if (slot_credit[i]) gasneti_credit_give_back(&cr, slot_dest[i]);
+    if (slot_lent[i].i >= 0) gasnetc_ibv_bigmed_unlend(slot_lent[i].i);
+    slot_credit[i] = 0;
+    slot_lent[i].i = -1;
+    gasneti_slots_put(&pool, i);
+    IBV_UNLOCK();
 }
 
 /* ---------------------------------------------------------------------------------
@@ -287,9 +400,7 @@ static int account(const uint8_t *msg, size_t len, gex_Rank_t src, int is_req) {
     return (h->flags & GASNETI_WIRE_CREDIT) != 0;
 }
 
-/* lock held: a small message (credits, a release) to r, inline (or from a send slot on a
- * device without inline data); 0 if there is no room now */
-static int post_small(gex_Rank_t r, void *msg, uint32_t len, const char *what) {
+int gasnetc_ibv_post_small(gex_Rank_t r, void *msg, uint32_t len, const char *what) {
     int slot = -1;
     if (!gasnetc_ibv_sq_room(r, 1) || __atomic_load_n(&gasnetc_ibv_peers[r].state, __ATOMIC_ACQUIRE) != GASNETC_IBV_UP)
         return 0;
@@ -312,100 +423,9 @@ static int send_credit(gex_Rank_t r, unsigned n) {
     pre_t pre = {gasneti_mynode, K_REP, 0, 0};
     memcpy(msg, &pre, sizeof(pre));
     uint32_t len = gasneti_wire_credit_msg((uint8_t *)msg, PRE, n);
-    if (!post_small(r, msg, len, "ibv_post_send (credits)")) return 1;
+    if (!gasnetc_ibv_post_small(r, msg, len, "ibv_post_send (credits)")) return 1;
     n_credit++;
     return 0;
-}
-
-/* lock held: tell r its bounce buffer `slot` is free; 0 if no room now */
-static int send_release(gex_Rank_t r, uint16_t slot) {
-    pre_t pre = {gasneti_mynode, K_RELEASE, 0, slot};
-    return post_small(r, &pre, sizeof(pre), "ibv_post_send (a bounce buffer's release)");
-}
-
-/* lock held: read the payload of a big Medium; 0 if no room now. Into a buffer of
- * rd_pool, never lent: a read needs no peer's progress, so two ranks whose bounce
- * buffers are all lent to each other's big Mediums still read them */
-static int start_read(pend_t *p) {
-    if (!gasnetc_ibv_sq_room(p->src, 1) || !gasneti_slots_avail(&rd_pool)) return 0;
-    int b = gasneti_slots_get(&rd_pool);
-    uint8_t *buf = gasneti_slots_buf(&rd_pool, b, GASNETC_IBV_BOUNCE);
-    gasnetc_ibv_op_t *o = gasnetc_ibv_op_get(p->src, GASNETC_OP_BIGMED);
-    o->bounce = b;
-    o->pend = p;
-    o->copy_to = gasneti_wire_elsewhere((uint8_t *)p->msg, PRE); /* a pool buffer, recorded in the header */
-    o->copy_from = buf;
-    o->copy_len = p->nbytes;
-    struct ibv_sge sge = {(uintptr_t)buf, p->nbytes, ((struct ibv_mr *)rd_pool.slot[b].reg)->lkey};
-    struct ibv_send_wr wr;
-    memset(&wr, 0, sizeof(wr));
-    wr.wr_id = (uintptr_t)o;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_RDMA_READ;
-    wr.wr.rdma.remote_addr = p->raddr;
-    wr.wr.rdma.rkey = p->rkey;
-    gasnetc_ibv_post(p->src, &wr, 1, "ibv_post_send (RDMA READ of a big Medium's payload)");
-    return 1;
-}
-
-/* lock held: a big Medium's header arrived (msg, len bytes, checked) */
-static void bigmed_arrived(const uint8_t *msg, size_t len, gex_Rank_t src, int is_req) {
-    pend_t *p = gasneti_net_malloc(sizeof(pend_t), "a big Medium's header");
-    const gasneti_wire_long_t *x = (const gasneti_wire_long_t *)(GASNETI_WIRE_HDR(msg, PRE) + 1);
-    if (len > sizeof(p->msg)) gasneti_wire_bad("a big Medium's header too long", src);
-    p->next = NULL;
-    p->src = src;
-    p->is_req = is_req;
-    p->slot = ((const pre_t *)msg)->slot;
-    p->raddr = x->dest_addr;
-    p->rkey = x->aux;
-    p->nbytes = x->nbytes;
-    p->len = len;
-    memcpy(p->msg, msg, len);
-    if (!to_read && start_read(p)) return;
-    if (to_read_tail) to_read_tail->next = p;
-    else to_read = p;
-    to_read_tail = p;
-}
-
-/* lock held: a big Medium's payload is in its pool buffer (op_done copied it) */
-static void bigmed_read(gasnetc_ibv_op_t *o) {
-    pend_t *p = o->pend;
-    n_bigread++;
-    gasneti_slots_put(&rd_pool, o->bounce);
-    gasnetc_ibv_op_put(o);
-    if (!send_release(p->src, p->slot)) {
-        rels = realloc(rels, (size_t)(nrels + 1) * sizeof(rel_t));
-        if (!rels) gasneti_fatalerror("ibv-conduit: out of memory for a release");
-        rels[nrels++] = (rel_t){p->src, p->slot};
-    }
-    p->next = NULL; /* (it may still point into to_read, whence it came) */
-    if (ready_tail) ready_tail->next = p;
-    else ready = p;
-    ready_tail = p;
-}
-
-/* lock held: r released our bounce buffer `slot` (its big Medium was read) */
-static void released(gex_Rank_t r, unsigned slot) {
-    if (slot >= (unsigned)gasnetc_ibv_bounce.n || bm_dest[slot] != r)
-        gasneti_wire_bad("the release of a bounce buffer it was not lent", r);
-    bm_dest[slot] = GEX_RANK_INVALID;
-    gasneti_slots_put(&gasnetc_ibv_bounce, (int)slot);
-}
-
-/* lock held: work that waited for room (reads of big Mediums, releases) */
-static void retry_waiting(void) {
-    while (to_read && start_read(to_read)) {
-        pend_t *p = to_read;
-        to_read = p->next;
-        p->next = NULL;
-        if (!to_read) to_read_tail = NULL;
-    }
-    int k = 0;
-    for (int i = 0; i < nrels; i++)
-        if (!send_release(rels[i].dest, rels[i].slot)) rels[k++] = rels[i];
-    nrels = k;
 }
 
 /* lock held: a send-side completion */
@@ -417,23 +437,22 @@ static void send_done(const struct ibv_wc *wc) {
     switch (GASNETC_WR_KIND(wc->wr_id)) {
         case GASNETC_WR_INLINE: peer = (gex_Rank_t)v, what = "an AM's SEND (completion)"; break;
         case GASNETC_WR_SLOT: peer = slot_dest[v], what = "an AM's SEND (completion)"; break;
+        case GASNETC_WR_BIGMED: peer = gasnetc_ibv_bigmed_reader((unsigned)v), what = "the RDMA READ of a big Medium (completion)"; break;
         default:
             o = (gasnetc_ibv_op_t *)(uintptr_t)wc->wr_id;
             peer = o->peer;
-            what = o->kind == GASNETC_OP_AMO      ? "an atomic (completion)"
-                 : o->kind == GASNETC_OP_BIGMED ? "the RDMA READ of a big Medium (completion)"
-                                                : "an RDMA WRITE or READ (completion)";
+            what = o->kind == GASNETC_OP_AMO ? "an atomic (completion)" : "an RDMA WRITE or READ (completion)";
     }
     gasnetc_ibv_peers[peer].sq_out--;
     gasnetc_ibv_sq_total--;
     if (wc->status != IBV_WC_SUCCESS) gasnetc_ibv_wc_fail(wc, what, peer); /* returns while exiting */
     if (GASNETC_WR_KIND(wc->wr_id) == GASNETC_WR_SLOT) {
         gasneti_slots_put(&pool, (int)v);
+    } else if (GASNETC_WR_KIND(wc->wr_id) == GASNETC_WR_BIGMED) {
+        gasnetc_ibv_bigmed_read_done((unsigned)v, wc->status == IBV_WC_SUCCESS);
     } else if (o) {
-        int big = o->kind == GASNETC_OP_BIGMED;
         if (wc->status != IBV_WC_SUCCESS) o->copy_to = NULL; /* nothing arrived */
         gasnetc_ibv_op_done(o);
-        if (big && wc->status == IBV_WC_SUCCESS) bigmed_read(o);
     }
 }
 
@@ -485,14 +504,14 @@ static int recv_done(const struct ibv_wc *wc, int nested, run_t *r) {
     repost[nrepost++] = idx; /* undone below if its handler runs in it */
     if (!check_seq(src, pre.seq)) return 0;
     if (pre.kind == K_RELEASE) {
-        released(src, pre.slot);
+        gasnetc_ibv_bigmed_released(src, pre.lent);
         return 0;
     }
     int is_req = pre.kind == K_REQ;
     if (account(msg, len, src, is_req)) return 0; /* a credit message */
     const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, PRE);
     if ((h->flags & GASNETI_WIRE_ELSEWHERE) && h->category == GASNETI_AM_MEDIUM) {
-        bigmed_arrived(msg, len, src, is_req);
+        gasnetc_ibv_bigmed_arrived(msg, len, src, is_req);
         return 0;
     }
     if (gasneti_defer_if(nested, is_req, src, msg, len)) return 0;
@@ -509,7 +528,7 @@ static int ibv_poll(int nested) {
     int nrun = 0, n = 0;
     IBV_LOCK();
     if (nrepost) flush_repost();
-    if (to_read || nrels) retry_waiting();
+    if (gasnetc_ibv_bigmed_work) gasnetc_ibv_bigmed_retry();
     int got = ibv_poll_cq(gasnetc_ibv_cq, CQ_BATCH, wc);
     if (got < 0) gasnetc_ibv_fail("ibv_poll_cq", -got, GEX_RANK_INVALID);
     for (int k = 0; k < got; k++) {
@@ -520,8 +539,7 @@ static int ibv_poll(int nested) {
         }
     }
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
-    pend_t *big = ready;
-    ready = ready_tail = NULL;
+    void *big = gasnetc_ibv_bigmed_work ? gasnetc_ibv_bigmed_take() : NULL;
     if (nrepost) flush_repost();
     IBV_UNLOCK();
     for (int r = 0; r < nrun; r++) {
@@ -531,15 +549,7 @@ static int ibv_poll(int nested) {
         IBV_UNLOCK();
         n++;
     }
-    while (big) { /* big Mediums whose payload was read */
-        pend_t *p = big;
-        big = p->next;
-        if (!gasneti_defer_if(nested, p->is_req, p->src, p->msg, p->len)) {
-            gasneti_wire_deliver((uint8_t *)p->msg, PRE, p->len, p->src, p->is_req);
-            n++;
-        }
-        free(p);
-    }
+    if (big) n += gasnetc_ibv_bigmed_run(big, nested); /* big Mediums whose payload was read */
     return n + gasneti_defer_run(nested, PRE);
 }
 
@@ -554,11 +564,10 @@ void gasnetc_ibv_am_init(void) {
     rbufs = gasneti_net_malloc(bytes, "receive buffers");
     rbufs_mr = gasnetc_ibv_reg(rbufs, bytes, IBV_ACCESS_LOCAL_WRITE, "the receive buffers");
     repost = calloc((size_t)depth, sizeof(int));
-    bm_dest = calloc((size_t)gasnetc_ibv_bounce.n, sizeof(gex_Rank_t));
-    if (!repost || !bm_dest) gasneti_fatalerror("ibv-conduit: out of memory for receive buffers");
-    for (int i = 0; i < gasnetc_ibv_bounce.n; i++) bm_dest[i] = GEX_RANK_INVALID;
+    if (!repost) gasneti_fatalerror("ibv-conduit: out of memory for receive buffers");
     gasneti_slots_init(&pool, MAXSEND, MSG_MAX, slot_reg, slot_dereg);
-    gasneti_slots_init(&rd_pool, NREAD, GASNETC_IBV_BOUNCE, slot_reg, slot_dereg);
+    for (int i = 0; i < MAXSEND; i++) slot_lent[i].i = -1;
+    gasnetc_ibv_bigmed_init();
     gasneti_credits_init(&cr, CREDITS);
     IBV_LOCK();
     for (int i = 0; i < depth; i++) repost[nrepost++] = i;
@@ -568,9 +577,10 @@ void gasnetc_ibv_am_init(void) {
 
 void gasnetc_ibv_am_say(void) {
     fprintf(stderr,
-            "ibv-conduit: rank %u sent %zu AM(s) inline, %zu from send slots; big Mediums: %zu sent, %zu read by "
-            "RDMA READ; %zu Long(s) by RDMA WRITE; %zu credit message(s); %zu repeated SEND(s) dropped\n",
-            (unsigned)gasneti_mynode, n_inline, n_slot, n_bigmed, n_bigread, n_longw, n_credit, n_repeat);
+            "ibv-conduit: rank %u sent %zu AM(s) inline, %zu from send slots (%zu Medium(s) prepared in place); "
+            "%zu Long(s) by RDMA WRITE; %zu credit message(s); %zu repeated SEND(s) dropped\n",
+            (unsigned)gasneti_mynode, n_inline, n_slot, n_prepared, n_longw, n_credit, n_repeat);
+    gasnetc_ibv_bigmed_say();
 }
 
 static double now_s(void) {
@@ -593,9 +603,11 @@ int gasnetc_ibv_am_fini(void) {
         for (int k = 0; k < got; k++)
             if (GASNETC_WR_KIND(wc[k].wr_id) != GASNETC_WR_RECV) {
                 uint64_t v = GASNETC_WR_VAL(wc[k].wr_id);
-                gex_Rank_t peer = GASNETC_WR_KIND(wc[k].wr_id) == GASNETC_WR_INLINE ? (gex_Rank_t)v
-                                  : GASNETC_WR_KIND(wc[k].wr_id) == GASNETC_WR_SLOT ? slot_dest[v]
-                                  : ((gasnetc_ibv_op_t *)(uintptr_t)wc[k].wr_id)->peer;
+                unsigned kind = GASNETC_WR_KIND(wc[k].wr_id);
+                gex_Rank_t peer = kind == GASNETC_WR_INLINE   ? (gex_Rank_t)v
+                                  : kind == GASNETC_WR_SLOT   ? slot_dest[v]
+                                  : kind == GASNETC_WR_BIGMED ? gasnetc_ibv_bigmed_reader((unsigned)v)
+                                                              : ((gasnetc_ibv_op_t *)(uintptr_t)wc[k].wr_id)->peer;
                 gasnetc_ibv_peers[peer].sq_out--;
                 gasnetc_ibv_sq_total--;
             }
@@ -608,5 +620,5 @@ int gasnetc_ibv_am_fini(void) {
 void gasnetc_ibv_am_free(void) {
     ibv_dereg_mr(rbufs_mr);
     gasneti_slots_fini(&pool);
-    gasneti_slots_fini(&rd_pool);
+    gasnetc_ibv_bigmed_free();
 }

@@ -35,6 +35,10 @@
 #define GASNETC_NET_LONG 4096
 #define GASNETC_MEDIUM_PIECE_AT_RUN_TIME 1
 #define GASNETC_LONG_PIECE_AT_RUN_TIME 1
+/* A Prepare of a Medium to a non-neighbor with the library's buffer gets the memory it is
+ * sent from: a registered send slot, the message built around the client's payload, or
+ * above 4 KiB the buffer lent to the receiver, which reads it (ibv_am.c, ibv_bigmed.c) */
+#define GASNETC_AM_PREPARE 1
 
 #define GASNET_PSHM 1
 

@@ -254,11 +254,24 @@ void gasnetc_ibv_connect_poll(void) {
     }
 }
 
-/* GASNET_IBV_TEST_REPEAT=N, for tests (docs/ibv-conduit.md): every Nth lone inline SEND is
- * posted twice, as a verbs stack that delivers a retransmission twice would; the
- * receiver must drop the copy (ibv_am.c, check_seq). 0: off */
+#if GASNETI_DEBUG
+/* GASNET_IBV_TEST_REPEAT=N, for tests, in debug builds only (docs/ibv-conduit.md): every
+ * Nth lone inline SEND is posted twice, as a verbs stack that delivers a retransmission
+ * twice would; the receiver must drop the copy (ibv_am.c, check_seq). 0: off */
 static int64_t test_repeat = -1;
 static uint64_t n_lone;
+static void repeat_for_test(gex_Rank_t r, struct ibv_send_wr *wr, const char *what) {
+    if (wr->opcode != IBV_WR_SEND || wr->next || !(wr->send_flags & IBV_SEND_INLINE)) return;
+    if (test_repeat < 0) test_repeat = gasneti_getenv_int("GASNET_IBV_TEST_REPEAT", 0);
+    if (test_repeat > 0 && ++n_lone % (uint64_t)test_repeat == 0 && gasnetc_ibv_sq_room(r, 1)) {
+        struct ibv_send_wr *bad = NULL;
+        int rc = ibv_post_send(gasnetc_ibv_peers[r].qp, wr, &bad);
+        if (rc) gasnetc_ibv_fail(what, rc, r);
+        gasnetc_ibv_peers[r].sq_out++; /* (its data was copied: inline) */
+        gasnetc_ibv_sq_total++;
+    }
+}
+#endif
 
 void gasnetc_ibv_post(gex_Rank_t r, struct ibv_send_wr *wr, int n, const char *what) {
     for (struct ibv_send_wr *w = wr; w; w = w->next) w->send_flags |= IBV_SEND_SIGNALED;
@@ -267,13 +280,7 @@ void gasnetc_ibv_post(gex_Rank_t r, struct ibv_send_wr *wr, int n, const char *w
     if (rc) gasnetc_ibv_fail(what, rc, r);
     gasnetc_ibv_peers[r].sq_out += n;
     gasnetc_ibv_sq_total += n;
-    if (GASNETI_UNLIKELY(test_repeat != 0) && wr->opcode == IBV_WR_SEND && !wr->next &&
-        (wr->send_flags & IBV_SEND_INLINE)) {
-        if (test_repeat < 0) test_repeat = gasneti_getenv_int("GASNET_IBV_TEST_REPEAT", 0);
-        if (test_repeat > 0 && ++n_lone % (uint64_t)test_repeat == 0 && gasnetc_ibv_sq_room(r, 1)) {
-            if ((rc = ibv_post_send(gasnetc_ibv_peers[r].qp, wr, &bad))) gasnetc_ibv_fail(what, rc, r);
-            gasnetc_ibv_peers[r].sq_out++; /* (its data was copied: inline) */
-            gasnetc_ibv_sq_total++;
-        }
-    }
+#if GASNETI_DEBUG
+    if (test_repeat) repeat_for_test(r, wr, what);
+#endif
 }

@@ -4,9 +4,10 @@
  *                  memory-lock limit; shut-down; the error reporters.
  *   ibv_connect.c  RC queue pairs, one per peer: created and connected at start-up over
  *                  the bootstrap's exchange, or on first contact over its messages (lazy).
- *   ibv_am.c       Active Messages: SENDs into the shared receive queue, credits, big
- *                  Mediums read by the receiver, Longs written then announced; the poll
- *                  of the completion queue.
+ *   ibv_am.c       Active Messages: SENDs into the shared receive queue, credits, Longs
+ *                  written then announced, Prepare/Commit in send slots; the poll of the
+ *                  completion queue.
+ *   ibv_bigmed.c   big Mediums: the payload lent by the sender, read by the receiver.
  *   ibv_rma.c      segments registered and their keys; RDMA WRITE/READ, through bounce
  *                  buffers for local memory outside them; 64-bit HCA atomics.
  *   other/gasneti_spawn_*.c  job start (gasnetrun_ibv), bootstrap collectives, exit.
@@ -101,13 +102,14 @@ enum {
     GASNETC_WR_OP = 0,     /* a gasnetc_ibv_op_t (16-byte aligned pointer) */
     GASNETC_WR_INLINE = 1, /* an AM sent inline: the peer << 4 */
     GASNETC_WR_SLOT = 2,   /* an AM sent from a send slot: the slot << 4 */
-    GASNETC_WR_RECV = 3    /* a receive buffer: its index << 4 */
+    GASNETC_WR_RECV = 3,   /* a receive buffer: its index << 4 */
+    GASNETC_WR_BIGMED = 4  /* the RDMA READ of a big Medium's payload: its read buffer << 4 */
 };
 #define GASNETC_WR_KIND(id) ((unsigned)(id)&15u)
 #define GASNETC_WR_VAL(id) ((uint64_t)(id) >> 4)
 
 /* ---- RDMA operations (ibv_rma.c) ---- */
-enum { GASNETC_OP_RMA, GASNETC_OP_AMO, GASNETC_OP_BIGMED };
+enum { GASNETC_OP_RMA, GASNETC_OP_AMO };
 typedef struct gasnetc_ibv_op_s {
     uint64_t result; /* first: an atomic's fetched value (ops live in registered memory) */
     struct gasnetc_ibv_op_s *next;
@@ -115,7 +117,6 @@ typedef struct gasnetc_ibv_op_s {
     void *copy_to;              /* at completion: copy_len bytes from copy_from to here */
     const void *copy_from;
     size_t copy_len;
-    void *pend;  /* GASNETC_OP_BIGMED: the arrived header waiting for its payload (ibv_am.c) */
     int bounce;  /* a bounce buffer to free at completion, or -1 */
     gex_Rank_t peer;
     uint32_t lkey; /* of the op's own memory (result) */
@@ -131,10 +132,9 @@ extern void gasnetc_ibv_rma_fini(void);
 /* lock held: a free op, counters and copy cleared (made on demand, in registered chunks) */
 extern gasnetc_ibv_op_t *gasnetc_ibv_op_get(gex_Rank_t peer, uint8_t kind);
 extern void gasnetc_ibv_op_put(gasnetc_ibv_op_t *o);
-/* lock held: op o completed: copies, counters, bounce buffer, then the op is freed
- * (except GASNETC_OP_BIGMED, which ibv_am.c finishes) */
+/* lock held: op o completed: copies, counters, bounce buffer, then the op is freed */
 extern void gasnetc_ibv_op_done(gasnetc_ibv_op_t *o);
-/* the bounce buffers: 64 KiB each, registered for local writes and remote reads */
+/* the bounce buffers of RMA and Longs: 64 KiB each, registered for local writes */
 #define GASNETC_IBV_BOUNCE 65536
 extern gasneti_slots_t gasnetc_ibv_bounce;
 GASNETI_ALWAYS_INLINE struct ibv_mr *gasnetc_ibv_bounce_mr(int i) { return (struct ibv_mr *)gasnetc_ibv_bounce.slot[i].reg; }
@@ -154,11 +154,54 @@ typedef struct {
 extern int gasnetc_ibv_long_by_write(const gasneti_am_msg_t *m);
 
 /* ---- ibv_am.c ---- */
+/* An AM's prefix: the sender's rank, the kind, the SEND's number on its QP (modulo 256:
+ * catches a verbs stack that delivers one twice or loses one), and for a release or a big
+ * Medium's header the sender's lent buffer (ibv_bigmed.c). The toolkit's layout follows. */
+typedef struct {
+    uint32_t src;  /* the sender's rank */
+    uint8_t kind;  /* GASNETC_IBV_K_* */
+    uint8_t seq;   /* the SEND's number on its QP, modulo 256 */
+    uint16_t lent; /* GASNETC_IBV_K_RELEASE, or a big Medium's header: the sender's lent buffer */
+} gasnetc_ibv_pre_t;
+enum { GASNETC_IBV_K_REQ = 1, GASNETC_IBV_K_REP = 2, GASNETC_IBV_K_RELEASE = 3 };
+#define GASNETC_IBV_PRE sizeof(gasnetc_ibv_pre_t)
+#define GASNETC_IBV_HDR_MAX 128 /* a message without payload */
+/* lock held: a small message (a release) to r, inline (or from a send slot on a device
+ * without inline data); 0 if there is no room now */
+extern int gasnetc_ibv_post_small(gex_Rank_t r, void *msg, uint32_t len, const char *what);
 extern void gasnetc_ibv_am_init(void);
 extern int gasnetc_ibv_am_fini(void); /* sends drained; 0: another thread holds the lock, nothing done */
 extern void gasnetc_ibv_am_free(void); /* the buffers' registrations (QPs and SRQ gone) */
 extern void gasnetc_ibv_am_say(void);
 extern void gasnetc_ibv_rma_say(void);
+
+/* ---- big Mediums (ibv_bigmed.c); lock held unless said ----
+ * Sending: a buffer lent to the receiver, registered for its RDMA READ */
+typedef struct {
+    int i;         /* its index (in the header's prefix, and in the release) */
+    void *buf;     /* where the payload goes (GASNETC_MAX_MEDIUM bytes) */
+    uint64_t addr; /* what the receiver reads: address and rkey */
+    uint32_t rkey;
+} gasnetc_ibv_lent_t;
+extern int gasnetc_ibv_bigmed_room(void);  /* a buffer to lend now */
+extern int gasnetc_ibv_bigmed_peek(void);  /* the same, racy, without the lock */
+extern void gasnetc_ibv_bigmed_lend(gex_Rank_t r, gasnetc_ibv_lent_t *l); /* after _room */
+extern void gasnetc_ibv_bigmed_unlend(int i); /* never sent (a Prepare cancelled) */
+/* r released lent buffer i (its payload was read) */
+extern void gasnetc_ibv_bigmed_released(gex_Rank_t r, unsigned i);
+/* Receiving: a big Medium's header arrived (msg, len bytes, checked) */
+extern void gasnetc_ibv_bigmed_arrived(const uint8_t *msg, size_t len, gex_Rank_t src, int is_req);
+/* the peer read buffer b reads from (a GASNETC_WR_BIGMED completion), and its completion */
+extern gex_Rank_t gasnetc_ibv_bigmed_reader(unsigned b);
+extern void gasnetc_ibv_bigmed_read_done(unsigned b, int ok);
+/* non-zero while reads or releases wait for room, or payloads read wait for their handler */
+extern int gasnetc_ibv_bigmed_work;
+extern void gasnetc_ibv_bigmed_retry(void);   /* from the poll: what waited for room */
+extern void *gasnetc_ibv_bigmed_take(void);   /* from the poll: the payloads read */
+extern int gasnetc_ibv_bigmed_run(void *taken, int nested); /* lock not held: their handlers */
+extern void gasnetc_ibv_bigmed_init(void);
+extern void gasnetc_ibv_bigmed_free(void);
+extern void gasnetc_ibv_bigmed_say(void);
 
 /* [p, p+n) lies within [base, base+size) (no overflow) */
 static inline int gasnetc_ibv_in_range(uint64_t base, uint64_t size, const void *p, size_t n) {

@@ -80,7 +80,6 @@ gasnetc_ibv_op_t *gasnetc_ibv_op_get(gex_Rank_t peer, uint8_t kind) {
     o->lc = o->rc = NULL;
     o->copy_to = NULL;
     o->copy_len = 0;
-    o->pend = NULL;
     o->bounce = -1;
     o->peer = peer;
     o->kind = kind;
@@ -93,7 +92,7 @@ void gasnetc_ibv_op_put(gasnetc_ibv_op_t *o) {
 }
 
 static void *bounce_reg(void *buf, size_t len) {
-    return gasnetc_ibv_reg(buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, "a bounce buffer");
+    return gasnetc_ibv_reg(buf, len, IBV_ACCESS_LOCAL_WRITE, "a bounce buffer");
 }
 static void bounce_dereg(void *mr) { ibv_dereg_mr(mr); }
 
@@ -107,8 +106,8 @@ void gasnetc_ibv_op_done(gasnetc_ibv_op_t *o) {
     if (o->copy_to) memcpy(o->copy_to, o->copy_from, o->copy_len);
     if (o->lc) gasneti_counter_done(o->lc);
     if (o->rc) gasneti_counter_done(o->rc);
-    if (o->bounce >= 0 && o->kind != GASNETC_OP_BIGMED) gasneti_slots_put(&gasnetc_ibv_bounce, o->bounce);
-    if (o->kind != GASNETC_OP_BIGMED) gasnetc_ibv_op_put(o);
+    if (o->bounce >= 0) gasneti_slots_put(&gasnetc_ibv_bounce, o->bounce);
+    gasnetc_ibv_op_put(o);
 }
 
 uint32_t gasnetc_ibv_local_key(const void *p, size_t n, int *ok) {

@@ -93,7 +93,11 @@ static unsigned poll_epoch = 1, *refused_at;
  * is refused for want of room (its short protocol takes it otherwise); a longer one may
  * be beyond that protocol, and goes by a send slot (lock held) */
 static size_t imm_max;
-static size_t n_inline, n_slot, n_apart, n_long_inside, n_rndv; /* GASNET_VERBOSEENV */
+static size_t n_inline, n_slot, n_apart, n_long_inside, n_rndv, n_prepared; /* GASNET_VERBOSEENV */
+/* a send slot handed out by a Prepare (gasnetc_am_prepare): its peer, and whether its
+ * request's credit is taken (lock held) */
+static gex_Rank_t prep_dest[MAXSEND];
+static uint8_t prep_credit[MAXSEND];
 
 /* ---------------------------------------------------------------------------------
  * Receiving (all of it inside ucp_worker_progress, lock held)
@@ -445,6 +449,56 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     return GASNET_OK;
 }
 
+/* ---- negotiated payload (GASNETC_AM_PREPARE): a Medium the client writes in a send
+ * slot, where the message is built around it and from which ucp_am_send_nbx sends it
+ * (send_slot): the copy of the payload into the slot that a fixed-payload Medium makes is
+ * saved. Only where a slot is used anyway: a message of at most INLINE_MAX bytes goes
+ * from the stack. Mediums only (a big Long's payload goes apart, straight from the
+ * client's buffer). ---- */
+void *gasnetc_am_prepare(const gasneti_am_msg_t *m, size_t least, size_t most, size_t *size, gasneti_am_prep_t *h) {
+    if (m->category != GASNETI_AM_MEDIUM) return NULL;
+    gasneti_am_msg_t biggest = *m;
+    biggest.frag = NULL;
+    biggest.nbytes = most < GASNETC_NET_MEDIUM ? most : GASNETC_NET_MEDIUM;
+    if (biggest.nbytes < least || gasneti_wire_len(PRE, &biggest, 0, 1) <= INLINE_MAX) return NULL;
+    if ((m->flags & GEX_FLAG_IMMEDIATE) &&
+        __atomic_load_n(&refused_at[m->jobrank], __ATOMIC_RELAXED) == __atomic_load_n(&poll_epoch, __ATOMIC_RELAXED))
+        return NULL;
+    if (gasneti_lock_room(&gasnetc_ucx_lock, slot_room, &biggest, &biggest)) return NULL; /* IMMEDIATE */
+    int i = gasneti_slots_get(&pool);
+    if (m->is_req) gasneti_credit_take(&cr, m->jobrank);
+    uint8_t *buf = gasneti_slots_buf(&pool, i, MSG_MAX);
+    prep_dest[i] = m->jobrank;
+    prep_credit[i] = m->is_req;
+    UCX_UNLOCK();
+    h->h = i;
+    *size = biggest.nbytes;
+    return buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs);
+}
+
+void gasnetc_am_commit(const gasneti_am_msg_t *m, gasneti_am_prep_t *h) {
+    int i = (int)h->h;
+    uint8_t *buf = pool.slot[i].buf; /* (made by the Prepare) */
+    gasneti_assert(m->src == buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs));
+    uint32_t len = build(buf, m, 0); /* around the payload, which stays in place */
+    UCX_LOCK();
+    prep_credit[i] = 0;
+    gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, m->jobrank));
+    send_slot(m->jobrank, m->is_req, i, len);
+    gasneti_credit_sent(&cr, m->jobrank, 0); /* (a request's credit was taken by the Prepare) */
+    if (gasnetc_ucx_verbose) n_slot++, n_prepared++;
+    UCX_UNLOCK();
+}
+
+void gasnetc_am_cancel(gasneti_am_prep_t *h) {
+    int i = (int)h->h;
+    UCX_LOCK();
+    if (prep_credit[i]) gasneti_credit_give_back(&cr, prep_dest[i]);
+    prep_credit[i] = 0;
+    gasneti_slots_put(&pool, i);
+    UCX_UNLOCK();
+}
+
 /* ---------------------------------------------------------------------------------
  * The poll
  * --------------------------------------------------------------------------------- */
@@ -531,7 +585,8 @@ void gasnetc_ucx_am_fini(void) {
 
 void gasnetc_ucx_am_say(void) {
     fprintf(stderr,
-            "ucx-conduit: rank %u sent %zu AM(s) from the stack, %zu from send slots, %zu Long(s) with the "
-            "payload apart (GASNET_UCX_LONG_APART=%zu), %zu inside messages; received %zu by rendezvous\n",
-            (unsigned)gasneti_mynode, n_inline, n_slot, n_apart, long_min, n_long_inside, n_rndv);
+            "ucx-conduit: rank %u sent %zu AM(s) from the stack, %zu from send slots (%zu Medium(s) prepared in "
+            "place), %zu Long(s) with the payload apart (GASNET_UCX_LONG_APART=%zu), %zu inside messages; received "
+            "%zu by rendezvous\n",
+            (unsigned)gasneti_mynode, n_inline, n_slot, n_prepared, n_apart, long_min, n_long_inside, n_rndv);
 }

@@ -35,6 +35,9 @@
 #define GASNETC_NET_MEDIUM 65536
 #define GASNETC_NET_LONG 65536
 #define GASNETC_LONG_PIECE_AT_RUN_TIME 1
+/* A Prepare of a Medium to a non-neighbor with the library's buffer gets a send slot:
+ * the message is built around the client's payload and sent from there (ucx_am.c) */
+#define GASNETC_AM_PREPARE 1
 
 #define GASNET_PSHM 1
 

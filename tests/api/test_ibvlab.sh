@@ -5,7 +5,9 @@
 # Usage: test_ibvlab.sh SET GASNET_RUN LABSH LABDIR API
 #   SET: short (the default tier's, under a minute of jobs: seq, 2 processes, PSHM off:
 #   AMs of every kind, big Mediums read over lazily made connections, RMA into created
-#   segments, repeated SENDs dropped, the memory-lock limit) or full (the
+#   segments, the memory-lock limit) or repeat (repeated SENDs dropped: the test hook
+#   GASNET_IBV_TEST_REPEAT is compiled into debug builds only; a release build's run is a
+#   skip that says so) or full (the
 #   suite over the network with 2 processes, seq; 4 processes and par for the parts that
 #   differ; atomics by the HCA and by AMs; mixed neighborhoods (2 + 2); PSHM on; lazy
 #   connection; RMA by AMs; exits and kill -9) or hosts (two guests, ibvlab-a and
@@ -27,9 +29,13 @@
 # Layer: tests (driver).
 set -u
 if [ "${1:-}" != --guest ]; then
-    [ $# -eq 5 ] || { echo "usage: test_ibvlab.sh short|full|hosts GASNET_RUN LABSH LABDIR API" >&2; exit 2; }
+    [ $# -eq 5 ] || { echo "usage: test_ibvlab.sh short|repeat|full|hosts GASNET_RUN LABSH LABDIR API" >&2; exit 2; }
     SET=$1 RUN=$2 LABSH=$3 LABDIR=$4 API=$5
-    case "$SET" in short | full | hosts) ;; *) echo "test_ibvlab.sh: SET is short, full or hosts, not $SET" >&2; exit 2 ;; esac
+    case "$SET" in short | repeat | full | hosts) ;; *) echo "test_ibvlab.sh: SET is short, repeat, full or hosts, not $SET" >&2; exit 2 ;; esac
+    if [ "$SET" = repeat ] && ! grep -q "^#define GASNET_DEBUG 1" "$API/../../gasnet_config.h" 2>/dev/null; then
+        echo "test_ibvlab.sh: SKIP: GASNET_IBV_TEST_REPEAT (the repeat set) is compiled into debug builds only (--enable-debug); this is a release build"
+        exit 77
+    fi
     bash "$LABSH" prepare "$LABDIR" > "$LABDIR.prepare.log" 2>&1
     st=$?
     if [ "$st" -ne 0 ]; then
@@ -227,6 +233,7 @@ if [ "$SET" = short ]; then
     want "lazy \\(on first contact\\)" "the report does not say the connections were lazy"
     want "big Mediums: ([1-9][0-9]* sent|[0-9]+ sent, [1-9][0-9]* read)" "no big Medium sent or read"
     done_job
+elif [ "$SET" = repeat ]; then
     # a verbs stack that delivers a SEND twice (every 7th inline SEND posted twice): each
     # copy dropped, said once per process; test_amcount's counts stay exact
     job test_amcount-repeat seq 2 test_amcount GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_TEST_REPEAT=7 -- 200

@@ -45,16 +45,21 @@ enum { H_GOOD = 200, H_ACK, H_RR, H_REP, H_QB };
 #  error "no progress threads and no SEGMENT_EVERYTHING here"
 #endif
 /* the negotiated-payload hints (docs/am.md): Medium requests are native on smp (all
- * shared memory, written in place) and ofi (built in its send memory), Medium replies on
- * ofi; Longs are copied everywhere */
+ * shared memory, written in place) and on ofi, ucx and ibv (built in their send memory),
+ * Medium replies on ofi, ucx and ibv; Longs are copied everywhere */
 #if defined(GASNET_NATIVE_NP_ALLOC_REQ_LONG) || defined(GASNET_NATIVE_NP_ALLOC_REP_LONG)
 #  error "a library-buffer Long Prepare saves no copy here"
 #endif
-#if (defined(GASNET_CONDUIT_SMP) || defined(GASNET_CONDUIT_OFI)) != defined(GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM)
-#  error "GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM: defined exactly on smp and ofi"
+#if defined(GASNET_CONDUIT_OFI) || defined(GASNET_CONDUIT_UCX) || defined(GASNET_CONDUIT_IBV)
+#  define TEST_NP_NET 1
+#else
+#  define TEST_NP_NET 0
 #endif
-#if defined(GASNET_CONDUIT_OFI) != defined(GASNET_NATIVE_NP_ALLOC_REP_MEDIUM)
-#  error "GASNET_NATIVE_NP_ALLOC_REP_MEDIUM: defined exactly on ofi"
+#if (defined(GASNET_CONDUIT_SMP) || TEST_NP_NET) != defined(GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM)
+#  error "GASNET_NATIVE_NP_ALLOC_REQ_MEDIUM: defined exactly on smp, ofi, ucx and ibv"
+#endif
+#if TEST_NP_NET != defined(GASNET_NATIVE_NP_ALLOC_REP_MEDIUM)
+#  error "GASNET_NATIVE_NP_ALLOC_REP_MEDIUM: defined exactly on ofi, ucx and ibv"
 #endif
 #if GASNET_HIDDEN_AM_CONCURRENCY_LEVEL != 0
 #  error "no hidden AM concurrency"
