@@ -45,6 +45,14 @@ void gasneti_tm_nbr_learn(gex_TM_t tm, gex_Rank_t rank, intptr_t delta) {
     __atomic_store_n(&t[rank], delta + 1, __ATOMIC_RELAXED);
 }
 
+/* A new team's table: the shared zeros when it has no more members than the job has ranks
+ * (gasneti_nbr_none's length), else zeros of its own (a team over several endpoints of a
+ * process, gex_TM_Create, may be larger: the fast path must never read past its table). */
+void gasneti_tm_nbr_init(gex_TM_t tm) {
+    tm->_nbr = tm->_size <= gasneti_nodes ? gasneti_nbr_none : calloc(tm->_size, sizeof(intptr_t));
+    if (!tm->_nbr) gasneti_fatalerror("out of memory creating a team of %u members", (unsigned)tm->_size);
+}
+
 void gasneti_tm_nbr_free(gex_TM_t tm) {
     if (tm->_nbr != gasneti_nbr_none) free(tm->_nbr);
     tm->_nbr = gasneti_nbr_none;

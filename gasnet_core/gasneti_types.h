@@ -352,6 +352,8 @@ GASNETI_ALWAYS_INLINE intptr_t gasneti_tm_nbr_delta(gex_TM_t _tm, gex_Rank_t _ra
 }
 /* Records the delta the slow path found for member `_rank` (cold: once per member). */
 extern void gasneti_tm_nbr_learn(gex_TM_t tm, gex_Rank_t rank, intptr_t delta) GASNETI_COLD;
+/* a new team's table, all zeros (once its _size is set) */
+extern void gasneti_tm_nbr_init(gex_TM_t tm);
 /* frees a team's own table (gex_TM_Destroy) */
 extern void gasneti_tm_nbr_free(gex_TM_t tm);
 

@@ -89,7 +89,7 @@ static gex_TM_t new_team(gex_EP_t local, gex_Rank_t *jr, gex_EP_Index_t *ep, gex
     tm->_ep = local;
     tm->_rank = me;
     tm->_size = size;
-    tm->_nbr = gasneti_nbr_none;
+    gasneti_tm_nbr_init(tm);
     tm->_jobranks = jr;
     tm->_epidx = ep;
     tm->_id = id;

@@ -49,7 +49,7 @@ else
     expect GET "$F:$(L get) BLOCKING 4 256 64.0 64 64" "get" &&
     expect GET "$F:$(L getnbi) NBI 2 32 16.0 16 16" "getnbi" &&
     expect MEMORY "test_util.h:89 ATTACH 2 131072 65536.0 65536 65536" "attach" &&
-    [ "$(sect PUT | wc -l)" = 3 ] && ! grep -q gasneti_legacy "$out" &&
+    [ "$(sect PUT | wc -l)" = 3 ] && ! grep -q gasnete_legacy "$out" &&
     sect BARRIER | grep -Eq "^$F:$(L wait) +WAIT +2 " && sect BARRIER | grep -Eq "^$F:$(L notify) +WAITNOTIFY +2 " &&
     sect BARRIER | grep -Eq "^$F:$(L bblock) +WAIT +2 " && sect BARRIER | grep -Eq "^$F:$(L bblock) +WAITNOTIFY +2 " &&
     sect BARRIER | awk '!($6 <= $5 && $5 <= $7 && $7 <= $4) {exit 1}' &&
@@ -69,10 +69,10 @@ gt -thread -report PUT "$tmp/t.0" "$tmp/t.1" &&
     expect PUT "$F:$(L putvar) NB 0.0 2 1010 505.0 10 1000" "-thread rank 0" &&
     expect PUT "$F:$(L putvar) NB 1.0 2 1010 505.0 10 1000" "-thread rank 1" && ok "-thread: a line per rank.thread"
 gt -internal "$tmp/t.0" "$tmp/t.1" &&
-    sect PUT | grep -Eq "^gasneti_legacy\.c:[0-9]+ +NBI? +2 +80 +40\.0 +40 +40$" && [ "$(sect PUT | wc -l)" = 4 ] &&
+    sect PUT | grep -Eq "^gasnete_legacy\.c:[0-9]+ +NBI? +2 +80 +40\.0 +40 +40$" && [ "$(sect PUT | wc -l)" = 4 ] &&
     ok "-internal: gasnet_memset's puts (the library's own) shown" || { [ $last = 1 ] || bad "-internal: no memset line"; }
 gt -internal -nointernal -full "$tmp/t.0" "$tmp/t.1" &&
-    ! grep -q gasneti_legacy "$out" && sect PUT | grep -q "/tests/api/$F:$(L putloop) " &&
+    ! grep -q gasnete_legacy "$out" && sect PUT | grep -q "/tests/api/$F:$(L putloop) " &&
     ok "-nointernal after -internal; -full shows the path" || { [ $last = 1 ] || bad "-nointernal/-full"; }
 
 # every sort key: the order of the three put lines
