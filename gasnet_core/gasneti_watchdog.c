@@ -59,7 +59,7 @@ static void on_dump_signal(int sig) {
 
 void gasneti_watchdog_init(void) {
     t_start = now_s();
-    gasneti_coarse_ms = 1;
+    __atomic_store_n(&gasneti_coarse_ms, 1, __ATOMIC_RELAXED);
     const char *s = gasneti_getenv_dflt("GASNET_DUMP_SIGNAL", "USR1");
     dump_sig = gasneti_dump_signal_parse(s);
     if (dump_sig < 0)
@@ -178,7 +178,7 @@ static void peer_lines(uint32_t now) {
             continue;
         }
         at = strlen(line);
-        ago(heard, sizeof(heard), gasneti_heard_ms ? gasneti_heard_ms[r] : 0, now);
+        ago(heard, sizeof(heard), gasneti_heard_ms ? __atomic_load_n(&gasneti_heard_ms[r], __ATOMIC_RELAXED) : 0, now);
         snprintf(line + at, sizeof(line) - at, "%slast message from it %s", at ? "; " : "", heard);
         emit("peer %u (%s, %s): %s", (unsigned)r, gasneti_host_name(r),
              gasneti_nbrhd_index[r] >= 0 ? "same host" : GASNETC_NAME, line);
@@ -214,7 +214,7 @@ static int dumping;
 void gasneti_dump_state(const char *why) {
     if (__atomic_exchange_n(&dumping, 1, __ATOMIC_ACQUIRE)) return; /* another thread is at it */
     uint32_t now = now_ms();
-    gasneti_coarse_ms = now;
+    __atomic_store_n(&gasneti_coarse_ms, now, __ATOMIC_RELAXED);
     const char *host = gasneti_host_name(gasneti_mynode);
     snprintf(prefix, sizeof(prefix), "[%u@%s] ", (unsigned)gasneti_mynode, host);
     emit("*** GASNet state of rank %u of %u on host %s (pid %d), %s, %.3f s after start", (unsigned)gasneti_mynode,
@@ -248,7 +248,7 @@ static GASNETI_THREADLOCAL int fired;           /* reported this run */
 
 void gasneti_watchdog_idle(unsigned nth_yield) {
     uint32_t now = now_ms();
-    gasneti_coarse_ms = now;
+    __atomic_store_n(&gasneti_coarse_ms, now, __ATOMIC_RELAXED);
     if (nth_yield == 1) {
         idle_since = now;
         fired = 0;

@@ -58,11 +58,16 @@ extern void gasneti_watchdog_init(void);
 /* GASNET_DUMP_SIGNAL's value: gasneti_dumpsig.h (shared with the launchers) */
 
 /* When the last message from jobrank r arrived, in the dump's coarse clock (milliseconds
- * since start, updated when a waiting thread yields): stamped on delivery. */
+ * since start, updated when a waiting thread yields): stamped on delivery. Any thread may
+ * stamp or read: relaxed atomics (plain moves on x86). */
 extern uint32_t *gasneti_heard_ms; /* [gasneti_nodes] */
 extern uint32_t gasneti_coarse_ms;
 #define GASNETI_HEARD_FROM(r) \
-    do { if (gasneti_heard_ms) gasneti_heard_ms[r] = gasneti_coarse_ms; } while (0)
+    do { \
+        if (gasneti_heard_ms) \
+            __atomic_store_n(&gasneti_heard_ms[r], __atomic_load_n(&gasneti_coarse_ms, __ATOMIC_RELAXED), \
+                             __ATOMIC_RELAXED); \
+    } while (0)
 
 /* The layer above's description of a wait (struct gasneti_layer_s.describe), and a
  * conduit's lines (conduit_contract.h, gasneti_diag_register). Both write at most len
