@@ -35,11 +35,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* clock_gettime, MAP_ANONYMOUS, posix_memalign under -std=c11 */
 #endif
-#include "bench_util.h"
+#include "bench_prepare.h"
 
 #include <sys/mman.h>
 
-enum { H_PING = 200, H_PONG, H_MED, H_FLOOD, H_SEQ };
+enum { H_PING = 200, H_PONG, H_MED, H_FLOOD };
 
 #define RTT_WARMUP 4000L
 #define RTT_ITERS 40000L
@@ -84,16 +84,6 @@ static void h_med(gex_Token_t t, void *buf, size_t nbytes) {
     gex_AM_ReplyShort0(t, H_PONG, 0);
 }
 
-static size_t g_seq_bytes; /* the Medium size of the current fixed/prepare run */
-static void h_seq(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seq) {
-    uint64_t got;
-    memcpy(&got, buf, sizeof got);
-    if (nbytes != g_seq_bytes || got != (uint64_t)(uint32_t)seq)
-        atomic_fetch_add_explicit(&g_med_errors, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed);
-    gex_AM_ReplyShort0(t, H_PONG, 0);
-}
-
 static void h_flood(gex_Token_t t) {
     uint64_t n = atomic_fetch_add_explicit(&g_requests, 1, memory_order_relaxed) + 1;
     if (n == g_flood_last) gex_AM_ReplyShort0(t, H_PONG, 0);
@@ -104,7 +94,7 @@ static gex_AM_Entry_t g_handlers[] = {
     {H_PONG, (gex_AM_Fn_t)h_pong, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 0, NULL, "h_pong"},
     {H_MED, (gex_AM_Fn_t)h_med, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 0, NULL, "h_med"},
     {H_FLOOD, (gex_AM_Fn_t)h_flood, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "h_flood"},
-    {H_SEQ, (gex_AM_Fn_t)h_seq, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REQUEST, 1, NULL, "h_seq"},
+    BENCH_PREPARE_HANDLERS,
 };
 
 /* One timed run of a raw baseline; returns ns per round trip on rank 0. Round trip i:
@@ -224,37 +214,6 @@ static double am_rtt_run(const bench_job_t *j, long warmup, long iters, const vo
     return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
 }
 
-/* One timed run of Medium round trips of `bytes`, fixed payload from buf or negotiated
- * with the library's buffer; the same client work (an 8-byte sequence number) in both. */
-static double seq_rtt_run(const bench_job_t *j, size_t bytes, int prepare, long warmup, long iters, uint8_t *buf) {
-    uint64_t t0 = 0, t1 = 0;
-    uint64_t req_goal = atomic_load(&g_requests) + (uint64_t)(warmup + iters);
-    g_seq_bytes = bytes;
-    bench_barrier(j);
-    if (j->me == 0) {
-        uint64_t want = atomic_load(&g_replies);
-        for (long i = 0; i < warmup + iters; i++) {
-            if (i == warmup) t0 = bench_now_ns();
-            uint64_t seq = (uint32_t)i;
-            if (prepare) {
-                gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(j->tm, 1, NULL, bytes, bytes, NULL, 0, 1);
-                memcpy(gex_AM_SrcDescAddr(sd), &seq, sizeof seq);
-                gex_AM_CommitRequestMedium1(sd, H_SEQ, bytes, (gex_AM_Arg_t)seq);
-            } else {
-                memcpy(buf, &seq, sizeof seq);
-                gex_AM_RequestMedium1(j->tm, 1, H_SEQ, buf, bytes, GEX_EVENT_NOW, 0, (gex_AM_Arg_t)seq);
-            }
-            want++;
-            GASNET_BLOCKUNTIL(atomic_load_explicit(&g_replies, memory_order_acquire) == want);
-        }
-        t1 = bench_now_ns();
-    } else if (j->me == 1) {
-        GASNET_BLOCKUNTIL(atomic_load_explicit(&g_requests, memory_order_acquire) == req_goal);
-    }
-    bench_barrier(j);
-    return j->me == 0 ? (double)(t1 - t0) / (double)iters : 0.0;
-}
-
 /* One run of the one-way flood; returns messages per second on rank 0. */
 static double flood_run(const bench_job_t *j, long msgs) {
     uint64_t t0 = 0, t1 = 0;
@@ -345,8 +304,8 @@ int main(int argc, char **argv) {
     double fixed[2] = {1e30, 1e30}, prep[2] = {1e30, 1e30};
     for (int r = 0; r < RTT_RUNS; r++)
         for (int s = 0; s < 2; s++) {
-            double f = seq_rtt_run(j, seq_sizes[s], 0, RTT_WARMUP / 4, RTT_ITERS / 4, medbuf);
-            double p = seq_rtt_run(j, seq_sizes[s], 1, RTT_WARMUP / 4, RTT_ITERS / 4, medbuf);
+            double f = bench_prepare_rtt_run(j, seq_sizes[s], 0, RTT_WARMUP / 4, RTT_ITERS / 4, medbuf);
+            double p = bench_prepare_rtt_run(j, seq_sizes[s], 1, RTT_WARMUP / 4, RTT_ITERS / 4, medbuf);
             if (f < fixed[s]) fixed[s] = f;
             if (p < prep[s]) prep[s] = p;
         }
@@ -355,7 +314,7 @@ int main(int argc, char **argv) {
         double f = flood_run(j, FLOOD_MSGS);
         if (f > rate) rate = f;
     }
-    if (j->me == 1 && atomic_load(&g_med_errors) != 0)
+    if (j->me == 1 && atomic_load(&g_med_errors) + atomic_load(&bench_prepare_errors) != 0)
         bench_fail(j, "AM Medium payload arrived corrupted, with a wrong sequence number or length");
     if (j->me == 0) {
         bench_print("raw_flag_rtt", raw, "ns");

@@ -19,54 +19,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "bench_util.h"
+#include "bench_prepare.h"
 
-enum { H_SEQ = 220, H_ACK };
-static atomic_uint_fast64_t g_requests, g_replies, g_errors;
-static size_t g_bytes;
-
-static void h_seq(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t seq) {
-    uint64_t got;
-    memcpy(&got, buf, sizeof got);
-    if (nbytes != g_bytes || got != (uint64_t)(uint32_t)seq) atomic_fetch_add(&g_errors, 1);
-    atomic_fetch_add(&g_requests, 1);
-    gex_AM_ReplyShort0(t, H_ACK, 0);
-}
-static void h_ack(gex_Token_t t) {
-    (void)t;
-    atomic_fetch_add(&g_replies, 1);
-}
-
-/* one run: us per round trip of Medium requests of `bytes`, fixed or prepared */
+/* one run: us per round trip */
 static double run(const bench_job_t *j, size_t bytes, int prepare, long iters, uint8_t *buf) {
-    uint64_t t0 = 0, t1 = 0;
-    long warm = iters / 10 + 1;
-    uint64_t goal = atomic_load(&g_requests) + (uint64_t)(warm + iters);
-    g_bytes = bytes;
-    bench_barrier(j);
-    if (j->me == 0) {
-        uint64_t want = atomic_load(&g_replies);
-        for (long i = 0; i < warm + iters; i++) {
-            if (i == warm) t0 = bench_now_ns();
-            uint64_t seq = (uint32_t)i;
-            if (prepare) {
-                gex_AM_SrcDesc_t sd = gex_AM_PrepareRequestMedium(j->tm, 1, NULL, bytes, bytes, NULL, 0, 1);
-                if (gex_AM_SrcDescSize(sd) != bytes) bench_fail(j, "gex_AM_PrepareRequestMedium: wrong size");
-                memcpy(gex_AM_SrcDescAddr(sd), &seq, sizeof seq);
-                gex_AM_CommitRequestMedium1(sd, H_SEQ, bytes, (gex_AM_Arg_t)seq);
-            } else {
-                memcpy(buf, &seq, sizeof seq);
-                gex_AM_RequestMedium1(j->tm, 1, H_SEQ, buf, bytes, GEX_EVENT_NOW, 0, (gex_AM_Arg_t)seq);
-            }
-            want++;
-            GASNET_BLOCKUNTIL(atomic_load(&g_replies) == want);
-        }
-        t1 = bench_now_ns();
-    } else if (j->me == 1) {
-        GASNET_BLOCKUNTIL(atomic_load(&g_requests) == goal);
-    }
-    bench_barrier(j);
-    return j->me == 0 ? (double)(t1 - t0) / (double)iters / 1000.0 : 0.0;
+    return bench_prepare_rtt_run(j, bytes, prepare, iters / 10 + 1, iters, buf) / 1000.0;
 }
 
 static int cmp(const void *a, const void *b) {
@@ -75,9 +32,7 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    gex_AM_Entry_t h[] = {
-        {H_SEQ, (gex_AM_Fn_t)h_seq, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_MEDIUM, 1, NULL, "seq"},
-        {H_ACK, (gex_AM_Fn_t)h_ack, GEX_FLAG_AM_REPLY | GEX_FLAG_AM_SHORT, 0, NULL, "ack"}};
+    gex_AM_Entry_t h[] = {BENCH_PREPARE_HANDLERS};
     bench_job_t j;
     bench_init(&j, &argc, &argv, "BENCH_NPAM", 1u << 20, h, 2);
     const char *s = getenv("NPAM_ITERS");
@@ -121,7 +76,7 @@ int main(int argc, char **argv) {
             bench_ratio(name, p[0] / f[0], 1, 1.1);
         }
     }
-    if (j.me == 1 && atomic_load(&g_errors))
+    if (j.me == 1 && atomic_load(&bench_prepare_errors))
         bench_fail(&j, "a Medium arrived with a wrong length or sequence number");
     free(buf), free(f), free(p);
     bench_finish(&j);
