@@ -343,12 +343,18 @@ GASNETI_ALWAYS_INLINE const gasneti_peerseg_t *gasneti_peerseg_of(gex_Rank_t _jo
  * -1 folds into the address arithmetic). The rank is checked in every build (as
  * gasneti_tm_jobrank_checked does); segment bounds are the debug checks'. An entry only
  * ever goes from 0 to its final value (a bound segment is never unbound), so a relaxed
- * read is enough; the table pointer is published with a release store and read through
- * an address dependency. */
+ * read is enough; the table pointer is published with a release store (the CAS of
+ * gasneti_tm_nbr_learn) and read with an acquire load. */
 extern intptr_t *gasneti_nbr_none; /* [gasneti_nodes] zeros */
+/* member _rank's entry (unchecked): the table pointer by an acquire load (a plain move on
+ * x86 and what ThreadSanitizer needs to see the table's zeroing), the entry relaxed */
+GASNETI_ALWAYS_INLINE intptr_t gasneti_tm_nbr_entry(gex_TM_t _tm, gex_Rank_t _rank) {
+    const intptr_t *_t = __atomic_load_n(&_tm->_nbr, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&_t[_rank], __ATOMIC_RELAXED);
+}
 GASNETI_ALWAYS_INLINE intptr_t gasneti_tm_nbr_delta(gex_TM_t _tm, gex_Rank_t _rank, const char *_call) {
     if (GASNETI_UNLIKELY(_rank >= _tm->_size)) gasneti_bad_rank(_tm, _rank, _call);
-    return __atomic_load_n(&_tm->_nbr[_rank], __ATOMIC_RELAXED);
+    return gasneti_tm_nbr_entry(_tm, _rank);
 }
 /* Records the delta the slow path found for member `_rank` (cold: once per member). */
 extern void gasneti_tm_nbr_learn(gex_TM_t tm, gex_Rank_t rank, intptr_t delta) GASNETI_COLD;

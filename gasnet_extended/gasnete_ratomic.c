@@ -300,7 +300,7 @@ gex_Event_t gasnete_ad_op(gex_AD_t ad, gex_DT_t dt, void *result_p, gex_Rank_t t
 #endif
     if (delta != GASNETI_NOT_NBR) {
         /* the inline path takes the next operations on this member (a team rank) */
-        if (!(flags & GEX_FLAG_RANK_IS_JOBRANK) && !__atomic_load_n(&ad->tm->_nbr[tgt_rank], __ATOMIC_RELAXED))
+        if (!(flags & GEX_FLAG_RANK_IS_JOBRANK) && !gasneti_tm_nbr_entry(ad->tm, tgt_rank))
             gasneti_tm_nbr_learn(ad->tm, tgt_rank, delta);
         apply(dt, op, (void *)((uintptr_t)tgt_addr + delta), operand1, operand2, result_p);
         if (flags & GEX_FLAG_AD_ACQ) __atomic_thread_fence(__ATOMIC_ACQUIRE);

@@ -85,7 +85,7 @@ GASNETI_ALWAYS_INLINE void *gasneti_nbr_addr(gex_TM_t _tm, gex_Rank_t _rank, con
     if (_flags & GEX_FLAG_PEER_NEVER_NBRHD) return (void *)0;
     intptr_t _d = _seg->_nbr_delta;
     if (_d == GASNETI_NOT_NBR) return (void *)0;
-    if (__atomic_load_n(&_tm->_nbr[_rank], __ATOMIC_RELAXED) == 0) gasneti_tm_nbr_learn(_tm, _rank, _d);
+    if (gasneti_tm_nbr_entry(_tm, _rank) == 0) gasneti_tm_nbr_learn(_tm, _rank, _d);
     return (void *)((uintptr_t)_addr + (uintptr_t)_d);
 }
 
