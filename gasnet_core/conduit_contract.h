@@ -51,8 +51,8 @@
 #if !defined(GASNETC_NATIVE_PUT) || !defined(GASNETC_NATIVE_GET) || !defined(GASNETC_NATIVE_AMO)
 #  error "every GASNETC_NATIVE_* knob in conduit_contract.h must be defined by the conduit"
 #endif
-#if !defined(GASNETC_NBRHD_ONLY) || !defined(GASNETC_MAX_MEDIUM) || !defined(GASNETC_MAX_LONG)
-#  error "GASNETC_NBRHD_ONLY, GASNETC_MAX_MEDIUM and GASNETC_MAX_LONG must be defined by the conduit"
+#if !defined(GASNETC_NBRHD_ONLY)
+#  error "GASNETC_NBRHD_ONLY must be defined by the conduit"
 #endif
 #if !defined(GASNETC_NAME) || !defined(GASNETC_NAME_UPPER)
 #  error "GASNETC_NAME (\"smp\") and GASNETC_NAME_UPPER (\"SMP\") must be defined by the conduit"
@@ -64,8 +64,10 @@
  *   network, chosen per atomic domain at creation; requires GASNETC_NATIVE_PUT).
  * GASNETC_NBRHD_ONLY: 1 if every peer is always a neighbor (no network at all);
  *   then gasnetc_am_send is never called.
- * GASNETC_MAX_MEDIUM / _LONG: the largest Medium / Long payload the library offers
- *   clients (gex_AM_Max*; Medium at least 65536 on every conduit), the same to every peer.
+ * GASNETC_MAX_MEDIUM / _LONG (optional; default 65536 and 4 MiB, what every conduit offers
+ *   today): the largest Medium / Long payload the library offers clients (gex_AM_Max*;
+ *   Medium at least 65536 on every conduit), the same to every peer. A conduit defines
+ *   them only where its network makes them different.
  * GASNETC_NET_MEDIUM / _LONG (optional; default: the MAX values): the largest payload one
  *   network message of the conduit carries. Where smaller than MAX, the core splits a
  *   bigger AM into pieces (gasneti_frag.c), each sent by gasnetc_am_send with msg->frag
@@ -75,6 +77,12 @@
  *   rather than inside a message); it then provides gasnetc_long_piece(msg), the largest
  *   piece of that Long it takes (GASNETC_NET_LONG up to GASNETC_MAX_LONG), which the core
  *   uses in place of GASNETC_NET_LONG. */
+#ifndef GASNETC_MAX_MEDIUM
+#  define GASNETC_MAX_MEDIUM 65536
+#endif
+#ifndef GASNETC_MAX_LONG
+#  define GASNETC_MAX_LONG (4u << 20)
+#endif
 #ifndef GASNETC_NET_MEDIUM
 #  define GASNETC_NET_MEDIUM GASNETC_MAX_MEDIUM
 #endif
@@ -314,7 +322,7 @@ extern void gasneti_diag_register(const gasneti_diag_conduit_t *hooks);
  * GASNETC_AM_PREPARE (default 0): 1 if the conduit offers a Prepare with the library's
  * buffer (client_buf NULL) to a non-neighbor a buffer inside its own (registered) send
  * memory, where the message is then built around the payload the client wrote, so the
- * Commit sends without copying it (gasneti_am_prepare.c calls these; ofi-conduit).
+ * Commit sends without copying it (gasneti_am_prepare.c calls these; ofi, ucx and ibv).
  *   gasnetc_am_prepare(msg, least, most, &size, &h): msg has jobrank, category, is_req,
  *     nargs and flags (not the endpoints nor the handler: given at Commit). Returns
  *     where the client writes its payload (aligned for any type) and sets size (least <=

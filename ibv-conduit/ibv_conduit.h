@@ -24,9 +24,6 @@
 #define GASNETC_NATIVE_AMO 1 /* 64-bit HCA atomics, per atomic domain (gasnetc_amo_domain) */
 /* a segment's key: its rkey, base and size */
 #define GASNETC_SEGKEY_MAX 24
-/* What clients see (the same on every conduit). */
-#define GASNETC_MAX_MEDIUM 65536
-#define GASNETC_MAX_LONG (4u << 20)
 /* One receive buffer holds a message with up to 4 KiB of payload. A Medium above that
  * goes whole, its payload read by the receiver (gasnetc_medium_piece); a Long above it
  * into a registered segment goes whole by RDMA WRITE (gasnetc_long_piece), else the core

@@ -17,9 +17,6 @@
 #define GASNETC_NATIVE_PUT 0
 #define GASNETC_NATIVE_GET 0
 #define GASNETC_NATIVE_AMO 0
-/* What clients see (the same on every conduit). */
-#define GASNETC_MAX_MEDIUM 65536
-#define GASNETC_MAX_LONG (4u << 20)
 /* One MPI message carries a Medium of up to 8 KiB with its header (the receive buffers are
  * that big); a bigger Medium's payload travels as its own MPI message, received into a
  * buffer of the core's pool (GASNETC_MEDIUM_PIECE_AT_RUN_TIME: gasnetc_medium_piece says so,

@@ -24,9 +24,6 @@
 #define GASNETC_SEGKEY_MAX 16
 /* puts completed remotely by gasnetc_rma_flush under GASNET_OFI_RMA_FLUSH=1 (ofi_rma.c) */
 #define GASNETC_RMA_FLUSH 1
-/* What clients see (the same on every conduit). */
-#define GASNETC_MAX_MEDIUM 65536
-#define GASNETC_MAX_LONG (4u << 20)
 /* One libfabric message carries a whole Medium, and a Long piece of up to 64 KiB (the
  * receive buffers are sized for that): the core splits bigger Longs (gasneti_frag.c).
  * Except that a big Long into the peer's registered segment goes whole, its payload by

@@ -15,8 +15,6 @@
 #define GASNETC_NATIVE_PUT 0
 #define GASNETC_NATIVE_GET 0
 #define GASNETC_NATIVE_AMO 0
-#define GASNETC_MAX_MEDIUM 65536    /* the PSHM queues' payload slot */
-#define GASNETC_MAX_LONG (4u << 20) /* Long payloads are copied straight into the segment */
 
 #define GASNET_PSHM 1
 

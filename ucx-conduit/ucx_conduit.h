@@ -25,9 +25,6 @@
 #define GASNETC_SEGKEY_MAX 512
 /* puts complete locally; remotely by one flush of the endpoints put to, per sync */
 #define GASNETC_RMA_FLUSH 1
-/* What clients see (the same on every conduit). */
-#define GASNETC_MAX_MEDIUM 65536
-#define GASNETC_MAX_LONG (4u << 20)
 /* One UCP Active Message carries a whole Medium, and a Long of up to 64 KiB inside the
  * message; a bigger Long (GASNET_UCX_LONG_APART, ucx_am.c) goes whole, its payload as the
  * AM's data straight from the source (UCX's eager or rendezvous protocol) and received at
@@ -35,8 +32,7 @@
 #define GASNETC_NET_MEDIUM 65536
 #define GASNETC_NET_LONG 65536
 #define GASNETC_LONG_PIECE_AT_RUN_TIME 1
-/* A Prepare of a Medium to a non-neighbor with the library's buffer gets a send slot:
- * the message is built around the client's payload and sent from there (ucx_am.c) */
+/* native Prepare/Commit of Mediums above 1 KiB (ucx_am.c) */
 #define GASNETC_AM_PREPARE 1
 
 #define GASNET_PSHM 1

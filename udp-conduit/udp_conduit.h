@@ -16,10 +16,8 @@
 #define GASNETC_NATIVE_PUT 0
 #define GASNETC_NATIVE_GET 0
 #define GASNETC_NATIVE_AMO 0
-/* What clients see (the same on every conduit): the core fragments what is larger than
- * one datagram carries (GASNETC_NET_MEDIUM / _LONG) and reassembles it at the target. */
-#define GASNETC_MAX_MEDIUM 65536
-#define GASNETC_MAX_LONG (4u << 20)
+/* Clients see the contract's GASNETC_MAX_MEDIUM / _LONG: the core fragments what is larger
+ * than one datagram carries (GASNETC_NET_MEDIUM / _LONG) and reassembles it at the target. */
 /* The payload of one datagram: 65,507 bytes is the most UDP over IPv4 carries; the rest
  * is our header (udp_am.c). Bigger payloads are split by the core (gasneti_frag.c). */
 #define GASNETC_NET_MEDIUM 65024
