@@ -24,8 +24,9 @@
  *
  * Receiving: UCX runs our handler (am_arrived) inside ucp_worker_progress, which only the
  * poll calls, with the lock held. It checks the message, takes the credits it returns,
- * and keeps it: a small one (AM_REQ, AM_REP: at most COPY_MAX bytes, or a Long's header)
- * copied into the record that queues it; a bigger one UCX's own buffer (the _KEPT ids
+ * and keeps it: a small one (AM_REQ, AM_REP: at most COPY_MAX bytes) copied into the
+ * polling call's batch, on its stack (or, outside a poll or once the batch is full, or a
+ * Long's header, into the record that queues it); a bigger one UCX's own buffer (the _KEPT ids
  * are registered with UCP_AM_FLAG_PERSISTENT_DATA: returned with ucp_am_data_release
  * after delivery), or a receive buffer of ours when UCX gives data
  * only for the call, or one a rendezvous is received into. A request that may not run
