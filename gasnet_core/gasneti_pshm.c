@@ -274,6 +274,10 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
 }
 
 int gasneti_pshm_poll(int replies_only) {
+    /* alone in its neighborhood (PSHM off): nothing can arrive here (an AM to itself runs
+     * at once, gasneti_am.c), so a network conduit's poll skips the empty look (about 90
+     * instructions: ucx, docs/ucx-conduit.md "Issue 45") */
+    if (gasneti_nbrhd_size == 1) return 0;
     int n = gasneti_lanes_on ? gasneti_lanes_poll(replies_only) : 0;
     if (ring_ready(my_rep)) n += drain(my_rep, 64);
     if (!replies_only && ring_ready(my_req)) n += drain(my_req, 64);

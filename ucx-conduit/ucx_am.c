@@ -24,8 +24,9 @@
  *
  * Receiving: UCX runs our handler (am_arrived) inside ucp_worker_progress, which only the
  * poll calls, with the lock held. It checks the message, takes the credits it returns,
- * and keeps it: a small one (AM_REQ, AM_REP: at most COPY_MAX bytes, or a Long's header)
- * copied into the record that queues it; a bigger one UCX's own buffer (the _KEPT ids
+ * and keeps it: a small one (AM_REQ, AM_REP: at most COPY_MAX bytes) copied into the
+ * polling call's batch, on its stack (or, outside a poll or once the batch is full, or a
+ * Long's header, into the record that queues it); a bigger one UCX's own buffer (the _KEPT ids
  * are registered with UCP_AM_FLAG_PERSISTENT_DATA: returned with ucp_am_data_release
  * after delivery), or a receive buffer of ours when UCX gives data
  * only for the call, or one a rendezvous is received into. A request that may not run
@@ -77,6 +78,24 @@ typedef struct arrived_s {
     int is_req, apart; /* apart: msg is hdr, its payload received at its destination */
     uint64_t hdr[HDR_MAX / 8];
 } arrived_t;
+
+/* What one poll's progress kept, in arrival order: a small message (at most COPY_MAX
+ * bytes) copied into the entry's msg, on the poll's own stack (so a nested poll has its
+ * own and never overwrites one a handler runs in: conduit_contract.h rule 2), anything
+ * else as a record (a). Arrivals outside a poll (a send's or a flush's wait) or beyond
+ * BATCH in one progress go to the list (head). Saves the record, the list and a second
+ * pass under the lock per message (issue 45: docs/ucx-conduit.md). */
+#define BATCH 16
+typedef struct {
+    unsigned n;
+    struct {
+        arrived_t *a; /* a record, or NULL: the message is msg[i] */
+        uint32_t len;
+        int is_req;
+    } e[BATCH];
+    _Alignas(16) uint64_t msg[BATCH][COPY_MAX / 8]; /* (a Medium's payload stays 16-byte aligned) */
+} batch_t;
+static batch_t *cur_batch; /* the poll's, while it progresses; else NULL (lock held) */
 
 static gasneti_credits_t cr;
 static gasneti_slots_t pool;
@@ -140,6 +159,13 @@ static void ready(arrived_t *a) {
         arrived_put(a);
         return;
     }
+    batch_t *b = cur_batch;
+    if (b && b->n < BATCH) {
+        b->e[b->n].a = a;
+        b->e[b->n].len = (uint32_t)a->len;
+        b->e[b->n++].is_req = a->is_req;
+        return;
+    }
     if (tail)
         tail->next = a;
     else
@@ -149,10 +175,14 @@ static void ready(arrived_t *a) {
 
 /* a message from a peer, len bytes: checked; the credits it returns and the one we owe.
  * Returns 1 for a credit message (nothing else in it). */
-static int account(const uint8_t *msg, size_t len, int is_req) {
-    const char *why = len > MSG_MAX ? "longer than any message" : gasneti_wire_check(msg, PRE, len, 0);
-    if (why) gasneti_wire_bad(why, len >= PRE ? msg_src(msg) : GEX_RANK_INVALID);
+static inline int account(const uint8_t *msg, size_t len, int is_req) {
     const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, PRE);
+    /* a Short (the commonest) is checked here, as gasneti_wire_check would; the rest there */
+    if (!(len >= PRE + sizeof(*h) && h->category == GASNETI_AM_SHORT && h->flags == 0 &&
+          h->nargs <= GASNETI_MAX_ARGS && len == PRE + sizeof(*h) + 4u * h->nargs)) {
+        const char *why = len > MSG_MAX ? "longer than any message" : gasneti_wire_check(msg, PRE, len, 0);
+        if (why) gasneti_wire_bad(why, len >= PRE ? msg_src(msg) : GEX_RANK_INVALID);
+    }
     gasneti_credit_arrived(&cr, msg_src(msg), h->credits, is_req);
     return (h->flags & GASNETI_WIRE_CREDIT) != 0;
 }
@@ -228,6 +258,15 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     const uint8_t *msg = data;
     if (account(msg, len, is_req)) return UCS_OK; /* a credit message */
     if (gasneti_defer_if(cur_nested, is_req, msg_src(msg), msg, len)) return UCS_OK;
+    batch_t *b = cur_batch;
+    if (len <= COPY_MAX && GASNETI_LIKELY(b && b->n < BATCH)) {
+        unsigned i = b->n++;
+        memcpy(b->msg[i], msg, len);
+        b->e[i].a = NULL;
+        b->e[i].len = (uint32_t)len;
+        b->e[i].is_req = is_req;
+        return UCS_OK;
+    }
     arrived_t *a = arrived_get(is_req);
     a->len = len;
     if (len <= COPY_MAX) {
@@ -258,6 +297,27 @@ static uint32_t build(uint8_t *buf, const gasneti_am_msg_t *m, unsigned flags) {
     memcpy(buf, &p, sizeof(p));
     return gasneti_wire_build(buf, PRE, m, flags, 0, 1);
 }
+/* the same for a message of at most INLINE_MAX bytes, inline; a Short's with what the
+ * compiler knows of it (no payload, no piece) folded into the toolkit's builder */
+GASNETI_ALWAYS_INLINE uint32_t build_small(uint8_t *buf, const gasneti_am_msg_t *m) {
+    pre_t p = {gasneti_mynode, 0};
+    memcpy(buf, &p, sizeof(p));
+    if (m->category != GASNETI_AM_SHORT) return gasneti_wire_build(buf, PRE, m, 0, 0, 1);
+    gasneti_am_msg_t s = *m;
+    s.category = GASNETI_AM_SHORT;
+    s.nbytes = 0;
+    s.frag = NULL;
+    return gasneti_wire_build(buf, PRE, &s, 0, 0, 1);
+}
+/* m's message's length, a Short's folded as in build_small */
+GASNETI_ALWAYS_INLINE uint32_t msg_len(const gasneti_am_msg_t *m) {
+    if (m->category != GASNETI_AM_SHORT) return gasneti_wire_len(PRE, m, 0, 1);
+    gasneti_am_msg_t s = *m;
+    s.category = GASNETI_AM_SHORT;
+    s.nbytes = 0;
+    s.frag = NULL;
+    return gasneti_wire_len(PRE, &s, 0, 1);
+}
 
 /* lock held: an AM to r; data NULL for a header only */
 static inline ucs_status_ptr_t am_send(gex_Rank_t r, int is_req, const void *hdr, size_t hlen, const void *data,
@@ -268,8 +328,10 @@ static inline ucs_status_ptr_t am_send(gex_Rank_t r, int is_req, const void *hdr
     return ucp_am_send_nbx(gasnetc_ucx_ep[r], id, hdr, hlen, data, len, p);
 }
 
+/* send_now's other outcomes: a request, or a refusal, or an error */
+static int send_not_now(gex_Rank_t r, int is_req, ucs_status_ptr_t s);
 /* lock held: a message UCX completes at once or refuses (UCS_ERR_NO_RESOURCE: 1) */
-static int send_now(gex_Rank_t r, int is_req, const void *msg, size_t len) {
+GASNETI_ALWAYS_INLINE int send_now(gex_Rank_t r, int is_req, const void *msg, size_t len) {
     if (GASNETI_UNLIKELY(!imm_ok)) return 1;
     ucp_request_param_t p;
     p.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
@@ -279,6 +341,9 @@ static int send_now(gex_Rank_t r, int is_req, const void *msg, size_t len) {
         if (GASNETI_UNLIKELY(len > imm_max)) imm_max = len;
         return 0;
     }
+    return send_not_now(r, is_req, s);
+}
+GASNETI_NOINLINE static int send_not_now(gex_Rank_t r, int is_req, ucs_status_ptr_t s) {
     if (UCS_PTR_IS_PTR(s)) { /* (a UCX that made a request anyway: msg must outlive it) */
         cur_nested = 1;      /* what arrives meanwhile is kept for a poll (requests: the toolkit's queue) */
         while (ucp_request_check_status(s) == UCS_INPROGRESS)
@@ -428,10 +493,10 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         if (gasnetc_ucx_verbose) __atomic_fetch_add(&n_long_inside, 1, __ATOMIC_RELAXED);
     }
     gasneti_assert((m->category == GASNETI_AM_SHORT ? 0 : m->nbytes) <= GASNETC_NET_MEDIUM);
-    uint32_t len = gasneti_wire_len(PRE, m, 0, 1);
+    uint32_t len = msg_len(m);
     if (len <= INLINE_MAX) {
         uint64_t buf[INLINE_MAX / 8];
-        inline_t t = {m, (uint8_t *)buf, build((uint8_t *)buf, m, 0), 0};
+        inline_t t = {m, (uint8_t *)buf, build_small((uint8_t *)buf, m), 0};
         if (gasneti_lock_room(&gasnetc_ucx_lock, try_inline, &t, m)) return GASNETI_AM_WOULD_BLOCK;
         if (gasnetc_ucx_verbose && !t.refused) n_inline++;
         UCX_UNLOCK();
@@ -502,28 +567,68 @@ void gasnetc_am_cancel(gasneti_am_prep_t *h) {
 /* ---------------------------------------------------------------------------------
  * The poll
  * --------------------------------------------------------------------------------- */
-static int ucx_poll(int nested) {
+/* the toolkit's decoding (gasneti_wire_deliver), which the compiler specializes for a
+ * plain Short */
+GASNETI_ALWAYS_INLINE void deliver_one(const uint8_t *msg, size_t len, int is_req) {
+    const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, PRE);
+    if (h->category == GASNETI_AM_SHORT && h->flags == 0)
+        gasneti_wire_deliver(msg, PRE, len, msg_src(msg), is_req);
+    else
+        gasneti_wire_deliver(msg, PRE, len, msg_src(msg), is_req);
+}
+GASNETI_ALWAYS_INLINE int deliver_list(arrived_t *a) {
+    int n = 0;
+    for (; a; a = a->next, n++)
+        deliver_one(a->msg, a->len, a->is_req);
+    return n;
+}
+static void put_list(arrived_t *a) {
+    for (arrived_t *next; a; a = next) {
+        next = a->next;
+        arrived_put(a);
+    }
+}
+/* runs what a poll took: records kept before its progress (early), its batch, records
+ * kept during it (late); then gives the records back. Out of line: an empty poll stays
+ * short (issue 45) */
+GASNETI_NOINLINE static int deliver(batch_t *b, arrived_t *early, arrived_t *late, int nested) {
+    int n = deliver_list(early), recs = early || late;
+    for (unsigned i = 0; i < b->n; i++) {
+        const uint8_t *msg = b->e[i].a ? b->e[i].a->msg : (const uint8_t *)b->msg[i];
+        recs |= b->e[i].a != NULL;
+        deliver_one(msg, b->e[i].len, b->e[i].is_req);
+    }
+    n += (int)b->n + deliver_list(late);
+    if (recs) {
+        UCX_LOCK();
+        put_list(early);
+        for (unsigned i = 0; i < b->n; i++)
+            if (b->e[i].a) arrived_put(b->e[i].a);
+        put_list(late);
+        UCX_UNLOCK();
+    }
+    return n + gasneti_defer_run(nested, PRE);
+}
+
+GASNETI_ALWAYS_INLINE int ucx_poll(int nested) {
     if (!__atomic_load_n(&gasnetc_ucx_up, __ATOMIC_ACQUIRE)) return 0;
+    batch_t b;
+    b.n = 0;
     UCX_LOCK();
     cur_nested = nested;
     __atomic_store_n(&poll_epoch, poll_epoch + 1 ? poll_epoch + 1 : 1, __ATOMIC_RELAXED);
+    arrived_t *early = head, *late;
+    head = tail = NULL;
+    cur_batch = &b;
     gasnetc_ucx_progress();
-    arrived_t *list = head;
+    cur_batch = NULL;
+    late = head;
     head = tail = NULL;
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     UCX_UNLOCK();
     if (GASNETI_UNLIKELY(gasnetc_ucx_ep_failed)) gasnetc_ucx_report_ep_failure();
-    if (!list) return gasneti_defer_run(nested, PRE);
-    int n = 0;
-    for (arrived_t *a = list; a; a = a->next, n++)
-        gasneti_wire_deliver(a->msg, PRE, a->len, msg_src(a->msg), a->is_req);
-    UCX_LOCK();
-    for (arrived_t *a = list, *next; a; a = next) {
-        next = a->next;
-        arrived_put(a);
-    }
-    UCX_UNLOCK();
-    return n + gasneti_defer_run(nested, PRE);
+    if (!b.n && !early && !late) return gasneti_defer_run(nested, PRE);
+    return deliver(&b, early, late, nested);
 }
 
 int gasnetc_poll(void) { return ucx_poll(gasneti_net_nested()); }
