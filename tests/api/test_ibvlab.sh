@@ -242,7 +242,7 @@ elif [ "$SET" = grow ]; then
     # limit event (S < R <= M, E > 0)
     job test_stress-grow seq 4 test_stress GASNET_SUPERNODE_MAXSIZE=1 -- 1000
     line=$(echo "$out" | grep '^ibv-conduit: rank 0 receive buffers: ' | tail -n 1)
-    read -r R S M E P < <(echo "$line" | sed -n 's/.*buffers: \([0-9]*\) of [0-9]* bytes (started with \([0-9]*\), at most \([0-9]*\)); grew \([0-9]*\) time(s) at the SRQ.s limit event, \([0-9]*\) found.*/\1 \2 \3 \4 \5/p')
+    read -r R S M E P <<< "$(echo "$line" | sed -n 's/.*buffers: \([0-9]*\) of [0-9]* bytes (started with \([0-9]*\), at most \([0-9]*\)); grew \([0-9]*\) time(s) at the SRQ.s limit event, \([0-9]*\) found.*/\1 \2 \3 \4 \5/p')" # (no /dev/fd in the guest)
     [ -n "$jwhy" ] || [ "$jst" -ne 0 ] || { [ -n "${R:-}" ] && [ "$S" -lt "$R" ] && [ "$R" -le "$M" ] && [ "$E" -gt 0 ]; } ||
         jwhy="rank 0's receive buffers did not grow at the SRQ's limit event (S < R <= M, E > 0): ${line:-no report}"
     [ -n "$jwhy" ] || echo "test_ibvlab.sh: rank 0's receive buffers: $S -> $R of at most $M (grew $E time(s) at the limit event, $P by the poll's count)"
