@@ -93,6 +93,7 @@ static struct {
         struct ibv_mr *mr;
     } chunk[RB_CHUNKS];
     int made, most, posted;
+    unsigned seen; /* receives completed since the poll last read the device's events */
     int armed;     /* the SRQ's limit is armed */
     int can_arm;   /* ibv_modify_srq took a limit (else the poll's count only) */
     int cap_repost;
@@ -194,12 +195,17 @@ static void rb_grow(int by_event) {
     rb_arm();
 }
 
-/* lock held, from the poll: got completions were found (CQ_BATCH: more may wait) */
+/* lock held, from the poll: got completions were found (CQ_BATCH: more may wait). The
+ * device's events are read (a system call) at most once per rb.made / 4 receives: a
+ * limit reached leaves at least that many to poll. */
 static void rb_check(int got) {
     if (rb.made >= rb.most) return;
-    if (rb.armed && got == CQ_BATCH && gasnetc_ibv_async_poll()) {
-        rb.armed = 0;
-        rb_grow(1);
+    if (rb.armed && got == CQ_BATCH && rb.seen >= (unsigned)rb.made / 4) {
+        rb.seen = 0;
+        if (gasnetc_ibv_async_poll()) {
+            rb.armed = 0;
+            rb_grow(1);
+        }
     } else if (rb.posted + nrepost < rb.made / 2) {
         rb_grow(0);
     }
@@ -599,6 +605,7 @@ static int check_seq(gex_Rank_t src, uint8_t seq) {
 static int recv_done(const struct ibv_wc *wc, int nested, run_t *r) {
     int idx = (int)GASNETC_WR_VAL(wc->wr_id);
     rb.posted--;
+    rb.seen++;
     if (wc->status != IBV_WC_SUCCESS) {
         gasnetc_ibv_wc_fail(wc, "a receive (completion)", GEX_RANK_INVALID);
         return 0; /* (exiting: flushed) */
