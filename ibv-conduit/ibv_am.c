@@ -11,7 +11,11 @@
  * Receives: one shared receive queue (SRQ) of buffers that hold a message with
  * GASNETC_NET_MEDIUM (4 KiB) of payload, for every QP. A handler runs in place in its
  * buffer, which is posted again once it returns; a request that may not run now (a
- * nested poll) is copied (gasneti_defer_if) and its buffer posted again at once.
+ * nested poll) is copied (gasneti_defer_if) and its buffer posted again at once. The
+ * SRQ is made for gasnetc_ibv_srq_depth buffers, but GASNETC_IBV_RB_START are posted at
+ * start-up and their number doubles, up to that depth, when the SRQ's limit event says
+ * fewer than half are posted (rb_check, below): a process that few peers talk to at once
+ * holds about 0.5 MiB of them, not 64 per peer.
  * Bigger payloads:
  *   - a Medium above 4 KiB (gasnetc_medium_piece: every Medium goes whole): the header
  *     alone, the payload in a buffer lent to the receiver, who reads it by RDMA READ and
@@ -24,9 +28,12 @@
  *     WRITE completes (at once from a bounce buffer).
  *   - any other Long: 4 KiB pieces inside messages (the core splits it).
  * Flow control: CREDITS request credits per peer (the toolkit's, gasneti_credit.h),
- * returned in headers or by credit messages; replies need none. The SRQ holds enough
- * buffers for every network peer's credits and the replies to ours (up to 4096); beyond
- * that a sender's QP waits for buffers (RNR, retried without limit), it never fails.
+ * returned in headers or by credit messages; replies need none. The SRQ may grow to
+ * enough buffers for every network peer's credits and the replies to ours (up to 4096);
+ * until it has (many peers sending at once to a process that has posted few), or beyond
+ * that, a sender's QP waits for buffers (RNR, retried by its HCA without limit every
+ * 0.64 ms), it never fails; nothing waits on it in software, and every poll of this
+ * process posts again the buffers whose handlers returned, so it cannot deadlock.
  * Send work requests: GASNETC_IBV_SQ_DEPTH per QP and the completion queue's share over
  * all (gasnetc_ibv_sq_room). Sending (going_t, below): the room check only looks (credit,
  * work requests, slot, lent or bounce buffer); a send without room waits in
@@ -66,13 +73,35 @@ static gasneti_slots_t pool;          /* send slots */
 static gex_Rank_t slot_dest[MAXSEND]; /* lock held */
 static uint8_t slot_credit[MAXSEND];  /* a Prepare's slot: its request's credit is taken (lock held) */
 static gasnetc_ibv_lent_t slot_lent[MAXSEND]; /* a Prepare's slot: the big Medium buffer it lent (i -1: none) */
-static uint8_t *rbufs;                /* gasnetc_ibv_srq_depth buffers of MSG_MAX bytes */
-static struct ibv_mr *rbufs_mr;
 static int *repost, nrepost; /* buffers to post again (lock held) */
 
 static size_t n_inline, n_slot, n_longw, n_credit, n_repeat, n_prepared;
 
-#define RBUF(i) (rbufs + (size_t)(i)*MSG_MAX)
+/* Receive buffers (lock held): made in chunks of RB_CHUNK, each chunk one allocation and
+ * one registration; buffer i is chunk i / RB_CHUNK's (i % RB_CHUNK)th. rb.made of them
+ * exist, gasnetc_ibv_srq_start at first, at most rb.most (the SRQ's depth). rb.posted
+ * counts those posted and not yet seen completed. The SRQ's limit, armed at half of
+ * rb.made, raises an event when fewer are posted (messages arrive faster than this
+ * process takes them); the poll reads it (gasnetc_ibv_async_poll) when it finds its
+ * completion queue backed up (a full batch) and doubles rb.made; so does a poll that
+ * finds rb.posted itself below half (buffers held by handlers). */
+#define RB_CHUNK 64
+#define RB_CHUNKS (4096 / RB_CHUNK) /* gasnetc_ibv_srq_depth is at most 4096 */
+static struct {
+    struct {
+        uint8_t *buf;
+        struct ibv_mr *mr;
+    } chunk[RB_CHUNKS];
+    int made, most, posted;
+    unsigned seen; /* receives completed since the poll last read the device's events */
+    int armed;     /* the SRQ's limit is armed */
+    int can_arm;   /* ibv_modify_srq took a limit (else the poll's count only) */
+    int cap_repost;
+    size_t grew_event, grew_poll;
+    const char *stopped; /* why it stopped short of rb.most, or NULL */
+    int stopped_err;
+} rb;
+#define RBUF(i) (rb.chunk[(i) / RB_CHUNK].buf + (size_t)((i) % RB_CHUNK) * MSG_MAX)
 
 static void *slot_reg(void *buf, size_t len) { return gasnetc_ibv_reg(buf, len, IBV_ACCESS_LOCAL_WRITE, "a send slot"); }
 static void slot_dereg(void *mr) { ibv_dereg_mr(mr); }
@@ -85,7 +114,7 @@ static void flush_repost(void) {
         int n = nrepost < 32 ? nrepost : 32;
         for (int k = 0; k < n; k++) {
             int i = repost[--nrepost];
-            sge[k] = (struct ibv_sge){(uintptr_t)RBUF(i), MSG_MAX, rbufs_mr->lkey};
+            sge[k] = (struct ibv_sge){(uintptr_t)RBUF(i), MSG_MAX, rb.chunk[i / RB_CHUNK].mr->lkey};
             wr[k].wr_id = ((uint64_t)i << 4) | GASNETC_WR_RECV;
             wr[k].sg_list = &sge[k];
             wr[k].num_sge = 1;
@@ -93,6 +122,92 @@ static void flush_repost(void) {
         }
         int rc = ibv_post_srq_recv(gasnetc_ibv_srq, wr, &bad);
         if (rc) gasnetc_ibv_fail("ibv_post_srq_recv", rc, GEX_RANK_INVALID);
+        rb.posted += n;
+    }
+}
+
+/* lock held: arm the SRQ's limit at half the buffers made (none once all are) */
+static void rb_arm(void) {
+    if (!rb.can_arm || rb.made >= rb.most) return;
+    struct ibv_srq_attr a;
+    memset(&a, 0, sizeof(a));
+    a.srq_limit = (uint32_t)rb.made / 2;
+    int rc = ibv_modify_srq(gasnetc_ibv_srq, &a, IBV_SRQ_LIMIT);
+    if (rc) { /* a device without the limit: the poll's own count only */
+        rb.can_arm = 0;
+        return;
+    }
+    rb.armed = 1;
+}
+
+/* lock held: growth stops at rb.made, saying why */
+static void rb_stop(const char *why, int err) {
+    rb.stopped = why;
+    rb.stopped_err = err;
+    rb.most = rb.made;
+}
+
+/* lock held: one more chunk of buffers (up to RB_CHUNK, not beyond rb.most), registered
+ * and queued to be posted; 0 if it could not be made (at start-up the job ends) */
+static int rb_chunk(int startup) {
+    int c = rb.made / RB_CHUNK, n = rb.most - rb.made < RB_CHUNK ? rb.most - rb.made : RB_CHUNK;
+    size_t bytes = (size_t)n * MSG_MAX;
+    uint8_t *buf = gasneti_net_malloc(bytes, "receive buffers");
+    struct ibv_mr *mr = startup ? gasnetc_ibv_reg(buf, bytes, IBV_ACCESS_LOCAL_WRITE, "the receive buffers")
+                                : gasnetc_ibv_try_reg(buf, bytes, IBV_ACCESS_LOCAL_WRITE);
+    if (!mr) {
+        free(buf);
+        rb_stop("ibv_reg_mr of more receive buffers failed (the memory-lock limit?)", errno);
+        return 0;
+    }
+    rb.chunk[c].buf = buf;
+    rb.chunk[c].mr = mr;
+    if (rb.made + n > rb.cap_repost) {
+        int cap = rb.made + n > 2 * rb.cap_repost ? rb.made + n : 2 * rb.cap_repost;
+        int *r = realloc(repost, (size_t)cap * sizeof(int));
+        if (!r) gasneti_fatalerror("ibv-conduit: out of memory for receive buffers");
+        repost = r;
+        rb.cap_repost = cap;
+    }
+    for (int k = 0; k < n; k++) repost[nrepost++] = rb.made + k;
+    rb.made += n;
+    return 1;
+}
+
+/* lock held: twice the buffers (at most rb.most), posted; the completion queue grown to
+ * hold their completions besides the sends' share; the limit armed again */
+static void rb_grow(int by_event) {
+    int want = 2 * rb.made < rb.most ? 2 * rb.made : rb.most;
+    if (want <= rb.made) return;
+    if (want + gasnetc_ibv_sq_max > gasnetc_ibv_cq->cqe) {
+        int rc = ibv_resize_cq(gasnetc_ibv_cq, want + gasnetc_ibv_sq_max);
+        if (rc) {
+            rb_stop("ibv_resize_cq failed: the completion queue holds no more", rc);
+            return;
+        }
+    }
+    int was = rb.made;
+    while (rb.made < want && rb_chunk(0)) {}
+    if (rb.made == was) return;
+    flush_repost();
+    if (by_event) rb.grew_event++;
+    else rb.grew_poll++;
+    rb_arm();
+}
+
+/* lock held, from the poll: got completions were found (CQ_BATCH: more may wait). The
+ * device's events are read (a system call) at most once per rb.made / 4 receives: a
+ * limit reached leaves at least that many to poll. */
+static void rb_check(int got) {
+    if (rb.made >= rb.most) return;
+    if (rb.armed && got == CQ_BATCH && rb.seen >= (unsigned)rb.made / 4) {
+        rb.seen = 0;
+        if (gasnetc_ibv_async_poll()) {
+            rb.armed = 0;
+            rb_grow(1);
+        }
+    } else if (rb.posted + nrepost < rb.made / 2) {
+        rb_grow(0);
     }
 }
 
@@ -489,6 +604,8 @@ static int check_seq(gex_Rank_t src, uint8_t seq) {
 /* lock held: a receive completion; 1 (and *r filled) if its handler is to run now */
 static int recv_done(const struct ibv_wc *wc, int nested, run_t *r) {
     int idx = (int)GASNETC_WR_VAL(wc->wr_id);
+    rb.posted--;
+    rb.seen++;
     if (wc->status != IBV_WC_SUCCESS) {
         gasnetc_ibv_wc_fail(wc, "a receive (completion)", GEX_RANK_INVALID);
         return 0; /* (exiting: flushed) */
@@ -541,6 +658,7 @@ static int ibv_poll(int nested) {
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     void *big = gasnetc_ibv_bigmed_work ? gasnetc_ibv_bigmed_take() : NULL;
     if (nrepost) flush_repost();
+    if (got > 0) rb_check(got);
     IBV_UNLOCK();
     for (int r = 0; r < nrun; r++) {
         gasneti_wire_deliver(RBUF(run[r].idx), PRE, run[r].len, run[r].src, run[r].is_req);
@@ -559,19 +677,16 @@ int gasnetc_poll(void) { return ibv_poll(gasneti_net_nested()); }
  * Start-up and shut-down
  * --------------------------------------------------------------------------------- */
 void gasnetc_ibv_am_init(void) {
-    int depth = gasnetc_ibv_srq_depth;
-    size_t bytes = (size_t)depth * MSG_MAX;
-    rbufs = gasneti_net_malloc(bytes, "receive buffers");
-    rbufs_mr = gasnetc_ibv_reg(rbufs, bytes, IBV_ACCESS_LOCAL_WRITE, "the receive buffers");
-    repost = calloc((size_t)depth, sizeof(int));
-    if (!repost) gasneti_fatalerror("ibv-conduit: out of memory for receive buffers");
     gasneti_slots_init(&pool, MAXSEND, MSG_MAX, slot_reg, slot_dereg);
     for (int i = 0; i < MAXSEND; i++) slot_lent[i].i = -1;
     gasnetc_ibv_bigmed_init();
     gasneti_credits_init(&cr, CREDITS);
     IBV_LOCK();
-    for (int i = 0; i < depth; i++) repost[nrepost++] = i;
+    rb.most = gasnetc_ibv_srq_depth;
+    rb.can_arm = 1;
+    while (rb.made < gasnetc_ibv_srq_start) rb_chunk(1);
     flush_repost();
+    rb_arm();
     IBV_UNLOCK();
 }
 
@@ -580,6 +695,13 @@ void gasnetc_ibv_am_say(void) {
             "ibv-conduit: rank %u sent %zu AM(s) inline, %zu from send slots (%zu Medium(s) prepared in place); "
             "%zu Long(s) by RDMA WRITE; %zu credit message(s); %zu repeated SEND(s) dropped\n",
             (unsigned)gasneti_mynode, n_inline, n_slot, n_prepared, n_longw, n_credit, n_repeat);
+    char stopped[160] = "";
+    if (rb.stopped) snprintf(stopped, sizeof(stopped), "; stopped there: %s (%s)", rb.stopped, strerror(rb.stopped_err));
+    fprintf(stderr,
+            "ibv-conduit: rank %u receive buffers: %d of %zu bytes (started with %d, at most %d); grew %zu time(s) at the "
+            "SRQ's limit event, %zu found low by a poll%s\n",
+            (unsigned)gasneti_mynode, rb.made, (size_t)MSG_MAX, gasnetc_ibv_srq_start, gasnetc_ibv_srq_depth,
+            rb.grew_event, rb.grew_poll, stopped);
     gasnetc_ibv_bigmed_say();
 }
 
@@ -618,7 +740,7 @@ int gasnetc_ibv_am_fini(void) {
 
 /* after the QPs and the SRQ are gone: the registrations of the buffers */
 void gasnetc_ibv_am_free(void) {
-    ibv_dereg_mr(rbufs_mr);
+    for (int c = 0; c < RB_CHUNKS && rb.chunk[c].mr; c++) ibv_dereg_mr(rb.chunk[c].mr);
     gasneti_slots_fini(&pool);
     gasnetc_ibv_bigmed_free();
 }

@@ -1,6 +1,8 @@
 /* ibv_init.c: ibv-conduit's network start-up and shut-down: the device and port, the
  * GID of a RoCE port, the protection domain, the one completion queue and the shared
- * receive queue; the reporters of failed verbs calls and completions; memory
+ * receive queue (made for the most receive buffers; ibv_am.c posts few and grows them,
+ * and the completion queue with them); the device's asynchronous events (the SRQ's
+ * limit, read by the poll); the reporters of failed verbs calls and completions; memory
  * registration with the memory-lock limit in its message. Layer: ibv-conduit (the
  * network half of conduit_contract.h: init and fini; QPs are ibv_connect.c, AMs
  * ibv_am.c, RMA ibv_rma.c; job start the shared spawner in other/).
@@ -31,7 +33,7 @@ struct ibv_pd *gasnetc_ibv_pd;
 struct ibv_cq *gasnetc_ibv_cq;
 struct ibv_srq *gasnetc_ibv_srq;
 int gasnetc_ibv_up, gasnetc_ibv_verbose;
-int gasnetc_ibv_srq_depth; /* receive buffers (ibv_am.c posts them) */
+int gasnetc_ibv_srq_depth, gasnetc_ibv_srq_start; /* receive buffers at most, at first (ibv_am.c) */
 
 #define CQ_SENDS 4096 /* send work requests in flight over every QP (the CQ's share) */
 
@@ -45,30 +47,61 @@ void gasnetc_ibv_fail(const char *call, int err, gex_Rank_t peer) {
     gasneti_peer_fail(call, why, peer);
 }
 
+/* The device's asynchronous events, read without waiting (the fd is non-blocking from
+ * network init): by the poll, for the SRQ's limit (gasnetc_ibv_async_poll), and on a
+ * flushed completion. What the poll reads besides the SRQ's limit is kept (the first
+ * ASYNC_KEPT) for the report of a flushed completion. Lock held. */
+#define ASYNC_KEPT 8
+static struct {
+    enum ibv_event_type type;
+    struct ibv_qp *qp; /* a queue pair's event: its QP, else NULL */
+} kept[ASYNC_KEPT];
+static int nkept;
+
+static int qp_event(enum ibv_event_type t) {
+    return (t >= IBV_EVENT_QP_FATAL && t <= IBV_EVENT_PATH_MIG_ERR) || t == IBV_EVENT_QP_LAST_WQE_REACHED;
+}
+
+/* the next event, acknowledged: 0 if there is none; the SRQ's limit counted in *srq */
+static int next_event(enum ibv_event_type *type, struct ibv_qp **qp, int *srq) {
+    struct ibv_async_event ev;
+    while (ibv_get_async_event(gasnetc_ibv_ctx, &ev) == 0) {
+        *type = ev.event_type;
+        *qp = qp_event(ev.event_type) ? ev.element.qp : NULL;
+        ibv_ack_async_event(&ev);
+        if (*type != IBV_EVENT_SRQ_LIMIT_REACHED) return 1;
+        ++*srq;
+    }
+    return 0;
+}
+
+int gasnetc_ibv_async_poll(void) {
+    enum ibv_event_type t;
+    struct ibv_qp *qp;
+    int srq = 0;
+    while (next_event(&t, &qp, &srq))
+        if (nkept < ASYNC_KEPT) kept[nkept].type = t, kept[nkept++].qp = qp;
+    return srq;
+}
+
 /* A flushed work request only says that its QP went to error before: as a responder (a
  * request of the peer's it could not serve, which no completion of ours reports) or on
- * the peer's side. What the device reported meanwhile (its asynchronous events, read
- * without waiting), appended to buf. */
+ * the peer's side. What the device reported meanwhile (the events the poll kept, then
+ * those not read yet), appended to buf. */
+static void say_event(char *buf, size_t len, int *n, enum ibv_event_type t, struct ibv_qp *qp) {
+    size_t at = strlen(buf);
+    char with[64] = "";
+    for (gex_Rank_t r = 0; qp && gasnetc_ibv_peers && r < gasneti_nodes; r++)
+        if (gasnetc_ibv_peers[r].qp == qp) snprintf(with, sizeof(with), " with rank %u", (unsigned)r);
+    snprintf(buf + at, len - at, "%s%s %s%s", (*n)++ ? "; " : "; before it the device reported: ",
+             ibv_event_type_str(t), qp_event(t) ? "the queue pair" : "the device", with);
+}
 static void async_events(char *buf, size_t len) {
-    int fl = fcntl(gasnetc_ibv_ctx->async_fd, F_GETFL);
-    if (fl < 0 || fcntl(gasnetc_ibv_ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0) return;
-    struct ibv_async_event ev;
-    int n = 0;
-    while (ibv_get_async_event(gasnetc_ibv_ctx, &ev) == 0) {
-        size_t at = strlen(buf);
-        const char *on = "the device";
-        char qp[64] = "";
-        if ((ev.event_type >= IBV_EVENT_QP_FATAL && ev.event_type <= IBV_EVENT_PATH_MIG_ERR) ||
-            ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED) {
-            on = "the queue pair";
-            for (gex_Rank_t r = 0; r < gasneti_nodes; r++)
-                if (gasnetc_ibv_peers && gasnetc_ibv_peers[r].qp == ev.element.qp)
-                    snprintf(qp, sizeof(qp), " with rank %u", (unsigned)r);
-        }
-        snprintf(buf + at, len - at, "%s%s %s%s", n++ ? "; " : "; before it the device reported: ",
-                 ibv_event_type_str(ev.event_type), on, qp);
-        ibv_ack_async_event(&ev);
-    }
+    enum ibv_event_type t;
+    struct ibv_qp *qp;
+    int n = 0, srq = 0;
+    for (int k = 0; k < nkept; k++) say_event(buf, len, &n, kept[k].type, kept[k].qp);
+    while (next_event(&t, &qp, &srq)) say_event(buf, len, &n, t, qp);
     if (!n) {
         size_t at = strlen(buf);
         snprintf(buf + at, len - at, "; the device reported no event before it (the queue pair's peer may have "
@@ -293,14 +326,15 @@ static void say_port(void) {
     snprintf(atomics_why, sizeof(atomics_why), "by CPU and AMs (%s)", gasnetc_ibv_atomics_off ? gasnetc_ibv_atomics_off : "");
     fprintf(stderr,
             "ibv-conduit: device %s port %u (%s), %s, MTU %d; GID index %d%s (%s); %s connections; atomics %s; "
-            "inline up to %u bytes; %d receive buffers; locked memory limit %s; ACK timeout %.0f ms, %d retries\n",
+            "inline up to %u bytes; %d receive buffers posted, up to %d under load; locked memory limit %s; ACK timeout "
+            "%.0f ms, %d retries\n",
             p->dev, (unsigned)p->port, p->how, p->roce ? "RoCE" : "InfiniBand", 128 << (int)p->mtu, p->gid_index, gid,
             p->gid_how, gasnetc_ibv_lazy ? "lazy (on first contact)" : "eager (at start-up)",
             !p->atomics ? "by CPU and AMs (the HCA has none)"
             : !gasneti_getenv_yesno("GASNET_IBV_ATOMICS", 1) ? "by CPU and AMs (GASNET_IBV_ATOMICS=0)"
             : gasnetc_ibv_atomics_off                        ? atomics_why
                                                              : "by the HCA (64-bit, per domain)",
-            (unsigned)gasnetc_ibv_inline, gasnetc_ibv_srq_depth, lim, 4.096e-3 * (double)(1u << gasnetc_ibv_qp_timeout),
+            (unsigned)gasnetc_ibv_inline, gasnetc_ibv_srq_start, gasnetc_ibv_srq_depth, lim, 4.096e-3 * (double)(1u << gasnetc_ibv_qp_timeout),
             gasnetc_ibv_qp_retries);
 }
 
@@ -312,20 +346,25 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (!gasnetc_ibv_pd) gasnetc_ibv_fail("ibv_alloc_pd", errno, GEX_RANK_INVALID);
     struct ibv_device_attr da;
     if (ibv_query_device(gasnetc_ibv_ctx, &da)) gasnetc_ibv_fail("ibv_query_device", errno, GEX_RANK_INVALID);
-    /* receive buffers: room for every network peer's requests and the replies to ours */
+    /* receive buffers, at most: room for every network peer's requests and the replies to
+     * ours; the SRQ is made that deep, but ibv_am.c posts GASNETC_IBV_RB_START at first
+     * and more under load (the SRQ's limit event) */
     long far = (long)gasneti_nodes - (long)gasneti_nbrhd_size;
     long depth = 2 * 32 * far + 64;
     if (depth < 256) depth = 256;
     if (depth > 4096) depth = 4096;
     if (depth > da.max_srq_wr) depth = da.max_srq_wr;
     gasnetc_ibv_srq_depth = (int)depth;
-    long cqe = depth + CQ_SENDS;
-    if (cqe > da.max_cqe) cqe = da.max_cqe;
-    gasnetc_ibv_sq_max = (int)(cqe - depth);
+    gasnetc_ibv_srq_start = depth < GASNETC_IBV_RB_START ? (int)depth : GASNETC_IBV_RB_START;
+    /* the completion queue: the sends' share and the receive buffers posted (it grows
+     * with them, ibv_am.c) */
+    long sends = CQ_SENDS;
+    if (sends > (long)da.max_cqe - depth) sends = (long)da.max_cqe - depth;
+    gasnetc_ibv_sq_max = (int)sends;
     if (gasnetc_ibv_sq_max < 64)
         gasneti_fatalerror("ibv-conduit: device %s's completion queues hold at most %d entries: too few",
                            gasnetc_ibv_port.dev, da.max_cqe);
-    gasnetc_ibv_cq = ibv_create_cq(gasnetc_ibv_ctx, (int)cqe, NULL, NULL, 0);
+    gasnetc_ibv_cq = ibv_create_cq(gasnetc_ibv_ctx, gasnetc_ibv_srq_start + gasnetc_ibv_sq_max, NULL, NULL, 0);
     if (!gasnetc_ibv_cq) gasnetc_ibv_fail("ibv_create_cq", errno, GEX_RANK_INVALID);
     struct ibv_srq_init_attr sa;
     memset(&sa, 0, sizeof(sa));
@@ -333,6 +372,10 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     sa.attr.max_sge = 1;
     gasnetc_ibv_srq = ibv_create_srq(gasnetc_ibv_pd, &sa);
     if (!gasnetc_ibv_srq) gasnetc_ibv_fail("ibv_create_srq", errno, GEX_RANK_INVALID);
+    /* the device's events (the SRQ's limit) are read by the poll, which must not wait */
+    int fl = fcntl(gasnetc_ibv_ctx->async_fd, F_GETFL);
+    if (fl < 0 || fcntl(gasnetc_ibv_ctx->async_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+        gasnetc_ibv_fail("fcntl (the device's event channel, O_NONBLOCK)", errno, GEX_RANK_INVALID);
     gasnetc_ibv_rma_init();
     gasnetc_ibv_am_init(); /* receive buffers posted before any QP connects */
     gasnetc_ibv_connect_init(boot);

@@ -1,7 +1,8 @@
 /* ibv_internal.h: what the parts of ibv-conduit share. Layer: ibv-conduit, internal.
  *   ibv_init.c     the device and port (GASNET_IBV_PORTS, hwloc's nearest, the GID of RoCE),
- *                  protection domain, completion queue, shared receive queue; the
- *                  memory-lock limit; shut-down; the error reporters.
+ *                  protection domain, completion queue, shared receive queue, the
+ *                  device's asynchronous events; the memory-lock limit; shut-down; the
+ *                  error reporters.
  *   ibv_connect.c  RC queue pairs, one per peer: created and connected at start-up over
  *                  the bootstrap's exchange, or on first contact over its messages (lazy).
  *   ibv_am.c       Active Messages: SENDs into the shared receive queue, credits, Longs
@@ -47,7 +48,13 @@ extern struct ibv_pd *gasnetc_ibv_pd;
 extern struct ibv_cq *gasnetc_ibv_cq; /* sends and receives of every QP */
 extern struct ibv_srq *gasnetc_ibv_srq;
 extern int gasnetc_ibv_up;      /* the network is up (some peer is not a neighbor) */
-extern int gasnetc_ibv_srq_depth; /* receive buffers in the shared receive queue */
+/* receive buffers in the shared receive queue: at most (the SRQ's max_wr), posted at
+ * start-up (ibv_am.c grows them under load, by chunks of registered buffers) */
+extern int gasnetc_ibv_srq_depth, gasnetc_ibv_srq_start;
+#define GASNETC_IBV_RB_START 128
+/* lock held: the device's asynchronous events, read without waiting; returns how many
+ * said the SRQ's limit was reached (the others are kept for gasnetc_ibv_wc_fail) */
+extern int gasnetc_ibv_async_poll(void);
 extern int gasnetc_ibv_verbose; /* GASNET_VERBOSEENV, rank 0: what the conduit did, on stderr */
 
 /* ---- errors (ibv_init.c) ----
@@ -75,7 +82,7 @@ extern gasnetc_ibv_peer_t *gasnetc_ibv_peers; /* [gasneti_nodes] */
 extern int gasnetc_ibv_lazy;                  /* peers connected on first contact */
 extern int gasnetc_ibv_qp_timeout, gasnetc_ibv_qp_retries; /* GASNET_QP_TIMEOUT, GASNET_QP_RETRY_COUNT */
 extern uint32_t gasnetc_ibv_inline;           /* SENDs and WRITEs up to this many bytes inline */
-#define GASNETC_IBV_SQ_DEPTH 128 /* send work requests per QP */
+#define GASNETC_IBV_SQ_DEPTH 63 /* send work requests per QP (2^k - 1: rxe rounds depth + 1 up to 2^k) */
 extern int gasnetc_ibv_sq_total, gasnetc_ibv_sq_max; /* over every QP: the completion queue's share */
 /* at network init: QPs for every peer, or (lazy) the table only */
 extern void gasnetc_ibv_connect_init(gasneti_bootstrap_t *boot);

@@ -17,7 +17,8 @@
 #   neighborhoods the library found), test_amcount with 200 AMs, test_segrma and test_am
 #   with 2 ranks and PSHM off, test_init and test_amcount with 4 (PSHM pairs, ibv across),
 #   each also checked for the ranks each agent started and for both rxe0 sending and
-#   receiving; kill -9 of the rank on the second guest);
+#   receiving; kill -9 of the rank on the second guest) or grow (test_stress with 4
+#   processes, PSHM off: the shared receive queue's buffers grew at its limit event);
 #   LABSH: tests/harness/verbs-lab.sh; LABDIR: where it prepares the guest (kept between
 #   runs); API: the directory of the test programs (both modes built for full).
 # Host side: prepares the lab (exit 77, a skip naming why, when it cannot be made here),
@@ -29,9 +30,9 @@
 # Layer: tests (driver).
 set -u
 if [ "${1:-}" != --guest ]; then
-    [ $# -eq 5 ] || { echo "usage: test_ibvlab.sh short|repeat|full|hosts GASNET_RUN LABSH LABDIR API" >&2; exit 2; }
+    [ $# -eq 5 ] || { echo "usage: test_ibvlab.sh short|repeat|full|hosts|grow GASNET_RUN LABSH LABDIR API" >&2; exit 2; }
     SET=$1 RUN=$2 LABSH=$3 LABDIR=$4 API=$5
-    case "$SET" in short | repeat | full | hosts) ;; *) echo "test_ibvlab.sh: SET is short, repeat, full or hosts, not $SET" >&2; exit 2 ;; esac
+    case "$SET" in short | repeat | full | hosts | grow) ;; *) echo "test_ibvlab.sh: SET is short, repeat, full, hosts or grow, not $SET" >&2; exit 2 ;; esac
     if [ "$SET" = repeat ] && ! grep -q "^#define GASNET_DEBUG 1" "$API/../../gasnet_config.h" 2>/dev/null; then
         echo "test_ibvlab.sh: SKIP: GASNET_IBV_TEST_REPEAT (the repeat set) is compiled into debug builds only (--enable-debug); this is a release build"
         exit 77
@@ -232,6 +233,19 @@ if [ "$SET" = short ]; then
     job test_medium-lazy seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_CONNECT_LAZY=0
     want "lazy \\(on first contact\\)" "the report does not say the connections were lazy"
     want "big Mediums: ([1-9][0-9]* sent|[0-9]+ sent, [1-9][0-9]* read)" "no big Medium sent or read"
+    done_job
+elif [ "$SET" = grow ]; then
+    # receive buffers start few and grow under load (issue 43, ibv_am.c): test_stress
+    # (every rank floods every other with AMs of every category while putting and getting,
+    # every payload checked) with 4 ranks on the guest's 2 emulated CPUs, so that ranks
+    # left waiting for a CPU fall behind: rank 0's report must show its SRQ grew at the
+    # limit event (S < R <= M, E > 0)
+    job test_stress-grow seq 4 test_stress GASNET_SUPERNODE_MAXSIZE=1 -- 1000
+    line=$(echo "$out" | grep '^ibv-conduit: rank 0 receive buffers: ' | tail -n 1)
+    read -r R S M E P <<< "$(echo "$line" | sed -n 's/.*buffers: \([0-9]*\) of [0-9]* bytes (started with \([0-9]*\), at most \([0-9]*\)); grew \([0-9]*\) time(s) at the SRQ.s limit event, \([0-9]*\) found.*/\1 \2 \3 \4 \5/p')" # (no /dev/fd in the guest)
+    [ -n "$jwhy" ] || [ "$jst" -ne 0 ] || { [ -n "${R:-}" ] && [ "$S" -lt "$R" ] && [ "$R" -le "$M" ] && [ "$E" -gt 0 ]; } ||
+        jwhy="rank 0's receive buffers did not grow at the SRQ's limit event (S < R <= M, E > 0): ${line:-no report}"
+    [ -n "$jwhy" ] || echo "test_ibvlab.sh: rank 0's receive buffers: $S -> $R of at most $M (grew $E time(s) at the limit event, $P by the poll's count)"
     done_job
 elif [ "$SET" = repeat ]; then
     # a verbs stack that delivers a SEND twice (every 7th inline SEND posted twice): each
