@@ -28,7 +28,8 @@
  * holds little (docs/memory.md); GASNET_VERBOSEENV shows how far each grew.
  * Flow control: CREDITS request credits per peer (the toolkit's, gasneti_credit.h: a
  * request is taken when the peer reads it from its completion queue); credit messages go
- * on the reply channel.
+ * on the reply channel. On ofi_rxd, which loses a message that finds no receive posted,
+ * RXD_CREDITS, and a buffer for each posted from the start (gasnetc_ofi_am_init).
  * A send the provider refuses for now (-FI_EAGAIN), one that finds no free slot, or a
  * request without credit, makes
  * progress until it can go: a request from outside a handler runs everything; a reply,
@@ -52,6 +53,8 @@
 #define INJECT_MAX 1024        /* largest message built on the stack for fi_inject */
 #define CQ_BATCH 16
 #define CREDITS 64             /* requests in flight to one peer */
+#define RXD_CREDITS 8          /* ... on ofi_rxd, where each has a buffer posted (gasnetc_ofi_am_init) */
+#define RXD_SPARE 32           /* ... and these more per channel (held by handlers, credit messages) */
 
 /* Every message starts with this prefix, then the toolkit's header (gasneti_wire.h). Kept
  * small: a Short with up to 4 arguments is 32 bytes, and a message of 40 bytes or more
@@ -505,12 +508,20 @@ void gasnetc_ofi_am_init(void) {
                            "not supported yet (choose another with FI_PROVIDER)",
                            gasnetc_ofi_info->fabric_attr->prov_name, gasnetc_ofi_inject_size, PRE + sizeof(gasneti_wire_hdr_t));
     int rep_multi = gasnetc_ofi_multi_recv && !gasnetc_ofi_tagged;
-    most[GASNETC_CH_REQ] = gasnetc_ofi_multi_recv ? NMULTI : NSINGLE;
-    most[GASNETC_CH_REP] = rep_multi ? NMULTI : NSINGLE;
-    /* ofi_rxd (reliable datagrams over udp): every one-message buffer at start-up; with
-     * START_SINGLE, test_vis hung one run in three there (a datagram that finds no buffer) */
+    /* ofi_rxd (reliable datagrams over udp) loses messages that arrive with no receive
+     * posted for them (test_stress, 4 ranks: a reply handed to fi_tsend never reached its
+     * target, 1 run in 2 with 32 buffers a channel; none in 3 with 256). There a request
+     * has a buffer posted from start-up for every credit: RXD_CREDITS per peer, each
+     * channel RXD_CREDITS per peer and RXD_SPARE more (replies answer our requests, which
+     * the same credits bound). Before, with 4 buffers at the start, test_vis hung 4 runs in
+     * 12 there. */
     const char *prov = gasnetc_ofi_info->fabric_attr ? gasnetc_ofi_info->fabric_attr->prov_name : NULL;
-    int single = prov && strstr(prov, "ofi_rxd") ? NSINGLE : START_SINGLE;
+    int rxd = prov && strstr(prov, "ofi_rxd");
+    int nsingle = rxd ? RXD_CREDITS * (int)(gasneti_nodes - 1) + RXD_SPARE : NSINGLE;
+    if (nsingle < NSINGLE) nsingle = NSINGLE;
+    most[GASNETC_CH_REQ] = gasnetc_ofi_multi_recv ? NMULTI : nsingle;
+    most[GASNETC_CH_REP] = rep_multi ? NMULTI : nsingle;
+    int single = rxd ? nsingle : START_SINGLE;
     start[GASNETC_CH_REQ] = gasnetc_ofi_multi_recv ? START_MULTI : single;
     start[GASNETC_CH_REP] = rep_multi ? START_MULTI : single;
     first[GASNETC_CH_REQ] = 0;
@@ -520,7 +531,7 @@ void gasnetc_ofi_am_init(void) {
     repost = calloc((size_t)nrbufs, sizeof(rbuf_t *));
     if (!rbufs || !repost) gasneti_fatalerror("ofi-conduit: out of memory for receive buffers");
     gasneti_slots_init(&pool, MAXSEND, MSG_MAX, gasnetc_ofi_mr_local ? slot_reg : NULL, slot_dereg);
-    gasneti_credits_init(&cr, CREDITS);
+    gasneti_credits_init(&cr, rxd ? RXD_CREDITS : CREDITS);
     OFI_LOCK();
     for (int ch = 0; ch < 2; ch++)
         while (made[ch] < start[ch]) add_rbuf(ch);
