@@ -28,7 +28,8 @@
  * holds little (docs/memory.md); GASNET_VERBOSEENV shows how far each grew.
  * Flow control: CREDITS request credits per peer (the toolkit's, gasneti_credit.h: a
  * request is taken when the peer reads it from its completion queue); credit messages go
- * on the reply channel.
+ * on the reply channel. On ofi_rxd, which loses a message that finds no receive posted,
+ * RXD_CREDITS, and a buffer for each posted from the start (gasnetc_ofi_am_init).
  * A send the provider refuses for now (-FI_EAGAIN), one that finds no free slot, or a
  * request without credit, makes
  * progress until it can go: a request from outside a handler runs everything; a reply,
@@ -52,6 +53,8 @@
 #define INJECT_MAX 1024        /* largest message built on the stack for fi_inject */
 #define CQ_BATCH 16
 #define CREDITS 64             /* requests in flight to one peer */
+#define RXD_CREDITS 8          /* ... on ofi_rxd, where each has a buffer posted (gasnetc_ofi_am_init) */
+#define RXD_SPARE 32           /* ... and these more per channel (held by handlers, credit messages) */
 
 /* Every message starts with this prefix, then the toolkit's header (gasneti_wire.h). Kept
  * small: a Short with up to 4 arguments is 32 bytes, and a message of 40 bytes or more
@@ -331,39 +334,80 @@ static uint32_t build(uint8_t *buf, const gasneti_am_msg_t *m, unsigned flags) {
 }
 
 /* lock held (gasneti_lock_room): m may go as far as credits are concerned; and a send
- * slot is free too */
+ * slot is free too. Only look. */
 static int credit_room(void *m) {
     return gasneti_credit_ok(&cr, ((const gasneti_am_msg_t *)m)->jobrank, ((const gasneti_am_msg_t *)m)->is_req);
 }
 static int slot_room(void *m) { return gasneti_slots_avail(&pool) && credit_room(m); }
 
-/* A built message on its way: by fi_inject (slot < 0) or from send slot `slot` */
+/* A built message on its way: by fi_inject from the stack (slot < 0), or from send slot
+ * `slot`, reserved with the request's credit (reserve: a Prepare, or gasnetc_am_send's
+ * message too big to inject). Sending is: the room check (only looks: a credit, unless
+ * reserved), then the send (post), lock held throughout; what the provider refuses for
+ * now (-FI_EAGAIN) is sent again after a poll, as for room (send_going). */
 typedef struct {
     const gasneti_am_msg_t *m;
     void *buf;
     uint32_t len;
     int ch, slot;
-    int reserved; /* a request's credit is taken already (prepared) */
 } going_t;
-/* lock held (gasneti_lock_room): send it if a request has its credit, carrying the
- * credits we owe; 0 if it cannot go now */
-static int try_send(void *arg) {
-    going_t *g = arg;
+/* lock held (gasneti_lock_room): may g go now? Only looks */
+static int going_room(void *arg) {
+    const going_t *g = arg;
+    return g->slot >= 0 || credit_room((void *)g->m);
+}
+
+/* lock held, slot_room said yes: a send slot for g, and a request's credit */
+static void reserve(going_t *g) {
     const gasneti_am_msg_t *m = g->m;
-    if (!g->reserved && !gasneti_credit_ok(&cr, m->jobrank, m->is_req)) return 0;
+    g->slot = gasneti_slots_get(&pool);
+    g->buf = slot_buf(g->slot);
+    if (m->is_req) gasneti_credit_take(&cr, m->jobrank);
+    slots[g->slot].dest = m->jobrank;
+    slots[g->slot].credit = m->is_req;
+}
+/* lock held: give back what reserve took (g never went) */
+static void unreserve(going_t *g) {
+    if (slots[g->slot].credit) gasneti_credit_give_back(&cr, slots[g->slot].dest);
+    slots[g->slot].credit = 0;
+    gasneti_slots_put(&pool, g->slot);
+}
+
+/* lock held, going_room said yes: give g to the provider, carrying the credits we owe;
+ * -FI_EAGAIN if it has no room now */
+static ssize_t post(going_t *g) {
+    const gasneti_am_msg_t *m = g->m;
     gasneti_wire_set_credits(g->buf, PRE, gasneti_credit_owed(&cr, m->jobrank));
     ssize_t rc = g->slot < 0 ? ch_inject(g->ch, g->buf, g->len, m->jobrank)
                              : ch_send(g->ch, g->buf, g->len, slot_desc(g->slot), m->jobrank, &slots[g->slot].ctx);
-    if (rc == -FI_EAGAIN) return 0;
+    if (rc == -FI_EAGAIN) return rc;
     if (rc) gasnetc_ofi_fail(g->slot < 0 ? "fi_inject" : "fi_send", rc, (long)m->jobrank);
-    gasneti_credit_sent(&cr, m->jobrank, m->is_req && !g->reserved);
-    return 1;
+    int take = m->is_req && g->slot < 0; /* (a reserved request's credit is taken) */
+    if (g->slot >= 0) slots[g->slot].credit = 0;
+    gasneti_credit_sent(&cr, m->jobrank, take);
+    return 0;
+}
+
+/* lock not held: send g, waiting for its room and then for the provider's (polling as
+ * gasneti_lock_room does); GASNETI_AM_WOULD_BLOCK instead, nothing sent, at the first
+ * refusal with GEX_FLAG_IMMEDIATE in g->m->flags */
+static int send_going(going_t *g) {
+    const gasneti_am_msg_t *m = g->m;
+    for (;;) {
+        if (gasneti_lock_room(&gasnetc_ofi_lock, going_room, g, m)) return GASNETI_AM_WOULD_BLOCK;
+        ssize_t rc = post(g);
+        OFI_UNLOCK();
+        if (rc == 0) return GASNET_OK;
+        if (m->flags & GEX_FLAG_IMMEDIATE) return GASNETI_AM_WOULD_BLOCK;
+        gasneti_wait_for_room_to(m->jobrank, m->is_req);
+    }
 }
 
 /* ---- negotiated payload (GASNETC_AM_PREPARE): a Medium the client writes in a send
  * slot, where the message is built around it. Only where it pays: a message that goes
  * by fi_inject from the stack costs less than a slot; and Mediums only (a Long's big
- * payload goes by fi_write from the library's buffer itself). ---- */
+ * payload goes by fi_write from the library's buffer itself). The Prepare is the
+ * reservation (slot and credit), the Commit builds the message and sends it. ---- */
 void *gasnetc_am_prepare(const gasneti_am_msg_t *m, size_t least, size_t most, size_t *size, gasneti_am_prep_t *h) {
     if (m->category != GASNETI_AM_MEDIUM) return NULL;
     gasneti_am_msg_t biggest = *m;
@@ -371,36 +415,29 @@ void *gasnetc_am_prepare(const gasneti_am_msg_t *m, size_t least, size_t most, s
     biggest.frag = NULL;
     if (biggest.nbytes < least || INJECTABLE(gasneti_wire_len(PRE, &biggest, 0, ALIGN))) return NULL;
     if (gasneti_lock_room(&gasnetc_ofi_lock, slot_room, &biggest, &biggest)) return NULL; /* IMMEDIATE */
-    int i = gasneti_slots_get(&pool);
-    if (m->is_req) gasneti_credit_take(&cr, m->jobrank);
-    uint8_t *buf = slot_buf(i);
+    going_t g = {m, NULL, 0, 0, -1};
+    reserve(&g);
     OFI_UNLOCK();
-    slots[i].dest = m->jobrank;
-    slots[i].credit = m->is_req;
-    h->h = i;
+    h->h = g.slot;
     *size = biggest.nbytes;
-    return buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs);
+    return (uint8_t *)g.buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs);
 }
 
 void gasnetc_am_commit(const gasneti_am_msg_t *m, gasneti_am_prep_t *h) {
     gasneti_am_msg_t now = *m;
     now.flags &= ~GEX_FLAG_IMMEDIATE; /* the room is reserved: it waits, if ever, for the provider */
     int i = (int)h->h;
-    going_t g = {&now, slot_buf(i), 0, m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, i, 1};
+    going_t g = {&now, slot_buf(i), 0, m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, i};
     gasneti_assert(m->src == (uint8_t *)g.buf + GASNETI_WIRE_PAYLOAD_OFF(PRE, GASNETI_AM_MEDIUM, 0, m->nargs));
     g.len = build(g.buf, &now, 0); /* around the payload, which stays in place */
-    slots[i].credit = 0;
-    gasneti_lock_room(&gasnetc_ofi_lock, try_send, &g, &now);
-    OFI_UNLOCK();
+    send_going(&g);
     if (gasnetc_ofi_verbose) __atomic_fetch_add(&mediums_prepared, 1, __ATOMIC_RELAXED);
 }
 
 void gasnetc_am_cancel(gasneti_am_prep_t *h) {
-    int i = (int)h->h;
+    going_t g = {NULL, NULL, 0, 0, (int)h->h};
     OFI_LOCK();
-    if (slots[i].credit) gasneti_credit_give_back(&cr, slots[i].dest);
-    slots[i].credit = 0;
-    gasneti_slots_put(&pool, i);
+    unreserve(&g);
     OFI_UNLOCK();
 }
 
@@ -430,27 +467,23 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         if (gasnetc_ofi_verbose) __atomic_fetch_add(&gasnetc_ofi_longs_inline, 1, __ATOMIC_RELAXED);
     }
     gasneti_assert((m->category == GASNETI_AM_SHORT ? 0 : m->nbytes) <= GASNETC_NET_MEDIUM);
-    going_t g = {m, NULL, gasneti_wire_len(PRE, m, 0, ALIGN), m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, -1, 0};
-    if (INJECTABLE(g.len)) {
+    going_t g = {m, NULL, gasneti_wire_len(PRE, m, 0, ALIGN), m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, -1};
+    if (INJECTABLE(g.len)) { /* built on the stack, injected */
         uint64_t buf[INJECT_MAX / 8];
         build((uint8_t *)buf, m, 0);
         g.buf = buf;
-        if (gasneti_lock_room(&gasnetc_ofi_lock, try_send, &g, m)) return GASNETI_AM_WOULD_BLOCK;
-        OFI_UNLOCK();
-    } else {
+        if (send_going(&g)) return GASNETI_AM_WOULD_BLOCK;
+    } else { /* reserved, built in its slot with the lock released, sent */
         if (gasneti_lock_room(&gasnetc_ofi_lock, slot_room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
-        g.slot = gasneti_slots_get(&pool);
-        g.buf = slot_buf(g.slot);
+        reserve(&g);
         OFI_UNLOCK();
-        slots[g.slot].dest = m->jobrank;
         build(g.buf, m, 0);
-        if (gasneti_lock_room(&gasnetc_ofi_lock, try_send, &g, m)) {
+        if (send_going(&g)) { /* IMMEDIATE, and the provider has no room */
             OFI_LOCK();
-            gasneti_slots_put(&pool, g.slot);
+            unreserve(&g);
             OFI_UNLOCK();
             return GASNETI_AM_WOULD_BLOCK;
         }
-        OFI_UNLOCK();
     }
     if (lc) gasneti_counter_done(lc); /* copied (or injected): the source may be reused */
     return GASNET_OK;
@@ -475,12 +508,20 @@ void gasnetc_ofi_am_init(void) {
                            "not supported yet (choose another with FI_PROVIDER)",
                            gasnetc_ofi_info->fabric_attr->prov_name, gasnetc_ofi_inject_size, PRE + sizeof(gasneti_wire_hdr_t));
     int rep_multi = gasnetc_ofi_multi_recv && !gasnetc_ofi_tagged;
-    most[GASNETC_CH_REQ] = gasnetc_ofi_multi_recv ? NMULTI : NSINGLE;
-    most[GASNETC_CH_REP] = rep_multi ? NMULTI : NSINGLE;
-    /* ofi_rxd (reliable datagrams over udp): every one-message buffer at start-up; with
-     * START_SINGLE, test_vis hung one run in three there (a datagram that finds no buffer) */
+    /* ofi_rxd (reliable datagrams over udp) loses messages that arrive with no receive
+     * posted for them (test_stress, 4 ranks: a reply handed to fi_tsend never reached its
+     * target, 1 run in 2 with 32 buffers a channel; none in 3 with 256). There a request
+     * has a buffer posted from start-up for every credit: RXD_CREDITS per peer, each
+     * channel RXD_CREDITS per peer and RXD_SPARE more (replies answer our requests, which
+     * the same credits bound). Before, with 4 buffers at the start, test_vis hung 4 runs in
+     * 12 there. */
     const char *prov = gasnetc_ofi_info->fabric_attr ? gasnetc_ofi_info->fabric_attr->prov_name : NULL;
-    int single = prov && strstr(prov, "ofi_rxd") ? NSINGLE : START_SINGLE;
+    int rxd = prov && strstr(prov, "ofi_rxd");
+    int nsingle = rxd ? RXD_CREDITS * (int)(gasneti_nodes - 1) + RXD_SPARE : NSINGLE;
+    if (nsingle < NSINGLE) nsingle = NSINGLE;
+    most[GASNETC_CH_REQ] = gasnetc_ofi_multi_recv ? NMULTI : nsingle;
+    most[GASNETC_CH_REP] = rep_multi ? NMULTI : nsingle;
+    int single = rxd ? nsingle : START_SINGLE;
     start[GASNETC_CH_REQ] = gasnetc_ofi_multi_recv ? START_MULTI : single;
     start[GASNETC_CH_REP] = rep_multi ? START_MULTI : single;
     first[GASNETC_CH_REQ] = 0;
@@ -490,7 +531,7 @@ void gasnetc_ofi_am_init(void) {
     repost = calloc((size_t)nrbufs, sizeof(rbuf_t *));
     if (!rbufs || !repost) gasneti_fatalerror("ofi-conduit: out of memory for receive buffers");
     gasneti_slots_init(&pool, MAXSEND, MSG_MAX, gasnetc_ofi_mr_local ? slot_reg : NULL, slot_dereg);
-    gasneti_credits_init(&cr, CREDITS);
+    gasneti_credits_init(&cr, rxd ? RXD_CREDITS : CREDITS);
     OFI_LOCK();
     for (int ch = 0; ch < 2; ch++)
         while (made[ch] < start[ch]) add_rbuf(ch);

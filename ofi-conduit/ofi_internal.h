@@ -58,6 +58,9 @@ extern int gasnetc_ofi_push;
 /* native atomics wanted (once RMA is native and the provider has FI_ATOMIC):
  * GASNET_OFI_ATOMICS, by default yes except on ofi_rxd (ofi_init.c) */
 extern int gasnetc_ofi_atomics_wanted(void);
+/* native RMA wanted (once the provider has FI_RMA): GASNET_OFI_RMA, by default yes except
+ * on ofi_rxd (ofi_init.c) */
+extern int gasnetc_ofi_rma_wanted(void);
 extern size_t gasnetc_ofi_inject_size; /* fi_inject up to this many bytes */
 extern int gasnetc_ofi_multi_recv;     /* FI_MULTI_RECV buffers, else one message per buffer */
 extern int gasnetc_ofi_up;             /* endpoints enabled (some peer is not a neighbor) */

@@ -5,7 +5,7 @@
  * ofi-conduit (the optional RDMA half of conduit_contract.h: gasnetc_put, gasnetc_get,
  * gasnetc_rma_native, the segment keys, gasnetc_rma_flush).
  *
- * Used when the provider has FI_RMA and GASNET_OFI_RMA is not 0 (gasnetc_rma_native;
+ * Used when the provider has FI_RMA and gasnetc_ofi_rma_wanted (GASNET_OFI_RMA) (gasnetc_rma_native;
  * otherwise the extended layer's AM reference serves every peer). Memory registration
  * modes handled: FI_MR_VIRT_ADDR (remote address = virtual address, else the offset in
  * the segment), FI_MR_PROV_KEY (the key the provider gives, else ours), FI_MR_ALLOCATED,
@@ -183,7 +183,7 @@ void gasnetc_ofi_rma_init(void) {
     struct fi_info *info = gasnetc_ofi_info;
     /* the same on every rank: FI_RMA comes from the one provider, GASNET_OFI_RMA from the
      * launcher's environment */
-    gasnetc_rma_native = (info->caps & FI_RMA) && gasneti_getenv_yesno("GASNET_OFI_RMA", 1);
+    gasnetc_rma_native = (info->caps & FI_RMA) && gasnetc_ofi_rma_wanted();
     if (!gasnetc_rma_native) return;
     virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
     bound_keys = gasneti_getenv_yesno("GASNET_OFI_RMA_BOUND", 1);

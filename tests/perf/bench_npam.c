@@ -1,6 +1,6 @@
 /* tests/perf/bench_npam.c - negotiated-payload Mediums (Prepare/Commit) against
  * fixed-payload ones of the same size, on a network conduit, in the same run (built for
- * ucx and ibv as bench_npam_<conduit>_seq; run with 2 processes and
+ * ucx, ibv and ofi as bench_npam_<conduit>_seq; run with 2 processes and
  * GASNET_SUPERNODE_MAXSIZE=1, so that every AM crosses the network). Layer: tests (client
  * code).
  *   am_med<N>_fixed_rtt    gex_AM_RequestMedium1 of N bytes from the client's buffer
