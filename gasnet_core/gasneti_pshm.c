@@ -274,6 +274,7 @@ GASNETI_NOINLINE static int drain(ring_t *r, int max) {
 }
 
 int gasneti_pshm_poll(int replies_only) {
+    if (gasneti_nbrhd_size < 2) return 0; /* no neighbor (AMs to itself never use the queues) */
     int n = gasneti_lanes_on ? gasneti_lanes_poll(replies_only) : 0;
     if (ring_ready(my_rep)) n += drain(my_rep, 64);
     if (!replies_only && ring_ready(my_req)) n += drain(my_req, 64);
