@@ -2,9 +2,12 @@
  * Layer: mpi-conduit (the network half of conduit_contract.h; job start is mpi_boot.c).
  *
  * All traffic is on duplicates of MPI_COMM_WORLD (gasnetc_am_comm[]), so no client message
- * ever matches ours; requests, replies and separate payloads each have their own, so MPI
- * matches an arrival against the receives of its own kind only (replies behind 16 posted
- * request receives on one communicator cost about 15% of the AM round trip). An AM is one
+ * ever matches ours: the AMs on one, separate payloads on another. The AMs' receives are
+ * all alike (any source, any tag; the tag says request or reply), so MPI matches an arrival
+ * with the oldest posted one at once, and a poll tests that one alone (receives of one tag
+ * each on one communicator made a reply walk past up to 16 request receives, about 15% of
+ * the round trip; then requests and replies had a communicator each, whose receives cost
+ * a poll two MPI_Tests, each making MPI's progress). An AM is one
  * MPI message: a header, the arguments and (Medium and Long up to INLINE_LONG bytes) the
  * payload. A bigger payload is a second message, received by an MPI_Irecv posted once its
  * header has arrived: a Long's at the destination address, sent from the client's source
@@ -20,22 +23,30 @@
  * the sender. A Short with no arguments is the 8-byte header alone (the round trip's cost
  * grows with the bytes MPI moves). A header whose payload is a second message has the
  * toolkit's GASNETI_WIRE_ELSEWHERE flag, and that message's number is its aux word.
- * Requests and replies are separate channels (communicators, tags TAG_REQ / TAG_REP), each with its own
- * pool of RECVS pre-posted receive buffers of the largest message. Flow control:
+ * Requests and replies (tags TAG_REQ / TAG_REP) share RECVS pre-posted receive buffers of
+ * the largest message. A request's handler runs in place only while RESERVE buffers stay
+ * posted, else from a copy (the deferred-request queue, run at the end of the poll), so
+ * handlers waiting for room to reply never hold every buffer: a reply always finds one.
+ * Flow control:
  *   - CREDITS request credits per peer (the toolkit's, gasneti_credit.h); credit messages
- *     go on the reply channel.
+ *     are tagged as replies.
  *   - at most MAXSEND MPI sends are outstanding per process; a send that finds no slot
  *     or no credit makes progress until there is one (a request from outside a handler
  *     runs everything; a reply, or anything inside a handler, runs replies only, and
  *     requests that arrive meanwhile are copied and run at the next top-level poll), so a
  *     reply always goes out and no two ranks can wait on each other.
+ * A poll tests the oldest posted receive with one MPI_Test and runs what arrived (after a
+ * request, the next one too, and so on; after a reply it returns: its waiter goes on);
+ * receive buffers whose handlers have returned are posted again at the start of the next
+ * poll.
  * PAR: gasnetc_mpi_lock guards every MPI call and the state here; handlers run without
- * it, in place in the receive buffer, which is posted again when the handler returns. */
+ * it, in place in the receive buffer, which is posted again after the handler returns. */
 #include "mpi_internal.h"
 
 #include <string.h>
 
-#define RECVS 16         /* pre-posted receives per channel */
+#define RECVS 32         /* pre-posted receives */
+#define RESERVE 8        /* receives kept posted while request handlers run in place */
 #define MAXSEND 256      /* MPI sends outstanding per process */
 #define CREDITS 32       /* requests in flight to one peer */
 #define INLINE_LONG 8192 /* a Medium or Long payload up to this size travels in the header's message */
@@ -46,8 +57,7 @@ enum { TAG_REQ = 1, TAG_REP = 2, TAG_DATA = 4096, TAG_DATA_SPAN = 8192 };
 _Static_assert(MSG_MAX <= INLINE_LONG + 128, "a receive buffer is 8 KiB of payload and the headers");
 _Static_assert(CREDITS <= 65535, "credits owed fit the header");
 _Static_assert(INLINE_LONG == GASNETC_NET_MEDIUM, "an inline Medium or Long fits a receive buffer");
-#define CH_COMM(ch) gasnetc_am_comm[(ch) == CH_REQ ? GASNETC_COMM_REQ : GASNETC_COMM_REP]
-#define COMM_REP gasnetc_am_comm[GASNETC_COMM_REP]
+#define COMM_AM gasnetc_am_comm[GASNETC_COMM_AM]
 #define COMM_DATA gasnetc_am_comm[GASNETC_COMM_DATA]
 #define DATA_TAG(ch, seq) (TAG_DATA + (ch)*TAG_DATA_SPAN + (int)((seq) % TAG_DATA_SPAN))
 
@@ -78,20 +88,28 @@ static uint64_t nbig_sent, nmed_sent, nbig_recv; /* Mediums: separate payload, i
 static peer_t *peers;
 static gasneti_credits_t cr;
 static gasneti_slots_t pool;
-static uint8_t *rbuf[2 * RECVS];
-static MPI_Request rreq[2 * RECVS];  /* persistent receives: CH_REQ's, then CH_REP's */
-static uint8_t rposted[2 * RECVS];   /* the receive is started (not completed) */
-/* Per channel, the started receives in the order they were started. Every receive of a
- * channel has the same source (any), tag and communicator, so MPI matches messages to
- * them in that order: only the oldest few can have completed (a later one only when an
- * older one holds a large message still arriving), and a poll tests just those. */
-#define TESTED 2
-static int posted[2][RECVS], nposted[2];
-/* One array for one MPI_Testsome per poll: the oldest receives of each channel (copies
- * of the persistent handles), then the outstanding sends */
-static MPI_Request reqs[2 * TESTED + 2 * MAXSEND];
-static int rtested[2 * TESTED]; /* reqs[k] is a copy of rreq[rtested[k]] */
-#define areq (reqs + 2 * TESTED)
+static uint8_t *rbuf[RECVS];
+static MPI_Request rreq[RECVS];  /* persistent receives */
+static uint8_t rposted[RECVS];   /* the receive is started (not completed) */
+/* The started receives in the order they were started (a ring: the oldest is POSTED(0)).
+ * Every receive has the same source (any), tag (any) and communicator, so MPI matches
+ * messages to them in that order: the oldest completes first (a later one only when an
+ * older one holds a large message still arriving), and a poll tests just that one, with
+ * MPI_Test: it checks, makes MPI's progress when it found nothing and checks again if that
+ * progress did anything, all in one call (MPI_Testsome does not check again). The next
+ * YOUNGER ones are looked at every YOUNGER_EVERY polls. */
+#define YOUNGER 2
+#define YOUNGER_EVERY 64
+_Static_assert((RECVS & (RECVS - 1)) == 0, "RECVS is a power of two (the ring)");
+static int ring[RECVS];
+static unsigned head, nposted;
+#define POSTED(k) ring[(head + (unsigned)(k)) % RECVS]
+static unsigned polls; /* counts polls, for the look at the younger receives */
+/* Receive buffers whose handlers have returned, posted again at the start of the next
+ * poll rather than at once: in a ping-pong that is after the client's next send, while
+ * the peer works, not on the round trip's path (MPI_Start is about 240 instructions). */
+static int repost[RECVS], nrepost;
+static MPI_Request areq[2 * MAXSEND]; /* outstanding sends */
 static slot_t slots[MAXSEND];
 static int aslot[2 * MAXSEND], nactive; /* areq[0..nactive): outstanding sends */
 static uint8_t adata[2 * MAXSEND];    /* 1: the separate payload's send */
@@ -102,28 +120,21 @@ static void post_recv(int i) {
     if (!ready) return; /* quiesced: the request is freed */
     rposted[i] = 1;
     MPI_Start(&rreq[i]);
-    int ch = i < RECVS ? CH_REQ : CH_REP;
-    posted[ch][nposted[ch]++] = i;
+    POSTED(nposted) = i;
+    nposted++;
 }
 
-/* reqs[0 .. 2*TESTED): the oldest started receives of each channel, MPI_REQUEST_NULL
- * in the unused places (Testsome skips those) */
-static void load_tested(void) {
-    for (int ch = 0; ch < 2; ch++)
-        for (int k = 0; k < TESTED; k++) {
-            int j = ch * TESTED + k;
-            rtested[j] = k < nposted[ch] ? posted[ch][k] : -1;
-            reqs[j] = k < nposted[ch] ? rreq[posted[ch][k]] : MPI_REQUEST_NULL;
-        }
-}
-
-/* receive i has completed: no longer among the started ones of its channel */
+/* receive i has completed: no longer among the started ones */
 static void unpost(int i) {
-    int ch = i < RECVS ? CH_REQ : CH_REP, k = 0;
     rposted[i] = 0;
-    while (posted[ch][k] != i) k++;
-    memmove(&posted[ch][k], &posted[ch][k + 1], (size_t)(nposted[ch] - k - 1) * sizeof(int));
-    nposted[ch]--;
+    if (POSTED(0) == i) { /* the oldest: nearly always */
+        head = (head + 1) % RECVS;
+    } else {
+        unsigned k = 1;
+        while (POSTED(k) != i) k++;
+        for (; k + 1 < nposted; k++) POSTED(k) = POSTED(k + 1);
+    }
+    nposted--;
 }
 
 /* ---------------------------------------------------------------------------------
@@ -175,84 +186,121 @@ static int send_credit(gex_Rank_t r, unsigned n) {
     if (p->credit_req != MPI_REQUEST_NULL) MPI_Test(&p->credit_req, &done, MPI_STATUS_IGNORE);
     if (!done) return 1;
     uint32_t len = gasneti_wire_credit_msg((uint8_t *)&p->credit_msg, PRE, n);
-    MPI_Isend(&p->credit_msg, (int)len, MPI_BYTE, (int)r, TAG_REP, COMM_REP, &p->credit_req);
+    MPI_Isend(&p->credit_msg, (int)len, MPI_BYTE, (int)r, TAG_REP, COMM_AM, &p->credit_req);
     return 0;
 }
 
 /* ---------------------------------------------------------------------------------
  * Receives
  * --------------------------------------------------------------------------------- */
+/* Receive i (now unposted) completed with a message of len bytes from src with tag
+ * (lock held): accounted; a credit message, a header whose payload comes apart and a
+ * request that may not run now (nested) or not in place (fewer than RESERVE receives
+ * posted) are taken care of and the buffer posted again: returns 0. Returns 1 for a
+ * message the caller runs in place (deliver). */
+static int arrived(int i, int src, int tag, int len, int nested) {
+    int is_req = tag == TAG_REQ;
+    const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(rbuf[i], PRE);
+    const char *why = tag == TAG_REQ || tag == TAG_REP ? gasneti_wire_check(rbuf[i], PRE, (size_t)len, 0) : "bad tag";
+    if (why) gasneti_wire_bad(why, (gex_Rank_t)src);
+    gasneti_credit_arrived(&cr, (gex_Rank_t)src, h->credits, is_req);
+    if (h->flags & GASNETI_WIRE_CREDIT) {
+        post_recv(i);
+        return 0;
+    }
+    if (h->flags & GASNETI_WIRE_ELSEWHERE) {
+        if (npend == pend_cap) {
+            pend_cap = pend_cap ? 2 * pend_cap : 16;
+            pend = realloc(pend, pend_cap * sizeof(pend_t));
+            if (!pend) gasneti_fatalerror("mpi-conduit: out of memory");
+        }
+        pend_t *e = &pend[npend++];
+        e->src = src;
+        e->is_req = is_req;
+        e->len = (size_t)len;
+        e->msg = gasneti_net_malloc(e->len, "a separate payload's header");
+        memcpy(e->msg, h, e->len);
+        const gasneti_wire_long_t *x = (const gasneti_wire_long_t *)(GASNETI_WIRE_HDR(e->msg, PRE) + 1);
+        void *dest = gasneti_wire_elsewhere(e->msg, PRE); /* a Medium's: a pool buffer */
+        if (h->category == GASNETI_AM_MEDIUM) nbig_recv++;
+        MPI_Irecv(dest, (int)x->nbytes, MPI_BYTE, src, DATA_TAG(is_req ? CH_REQ : CH_REP, x->aux), COMM_DATA, &e->req);
+        post_recv(i);
+        return 0;
+    }
+    if (gasneti_defer_if(nested || nposted < RESERVE, is_req, (gex_Rank_t)src, rbuf[i], (size_t)len)) {
+        post_recv(i);
+        return 0;
+    }
+    return 1;
+}
+
+/* the handler of the message in receive buffer i, run without the lock (held on entry
+ * and on return); the buffer is posted again at the next poll */
+static void deliver(int i, int src, int len, int is_req) {
+    MPI_UNLOCK();
+    gasneti_wire_deliver(rbuf[i], PRE, (size_t)len, (gex_Rank_t)src, is_req);
+    MPI_LOCK();
+    repost[nrepost++] = i;
+}
+
+/* Now and then (lock held): the receives after the oldest, one of which may have
+ * completed while the oldest still receives a large message. Returns how many messages
+ * ran. */
+static int test_younger(int nested) {
+    MPI_Request r[YOUNGER];
+    int which[YOUNGER], idx[YOUNGER], m = 0, outcount = 0, n = 0;
+    MPI_Status st[YOUNGER];
+    for (unsigned k = 1; k <= YOUNGER && k < nposted; k++) {
+        which[m] = POSTED(k);
+        r[m++] = rreq[POSTED(k)]; /* a copy of the persistent handle */
+    }
+    if (!m) return 0;
+    MPI_Testsome(m, r, &outcount, idx, st);
+    if (outcount == MPI_UNDEFINED) return 0;
+    int got[YOUNGER], gsrc[YOUNGER], glen[YOUNGER], greq[YOUNGER], ng = 0;
+    for (int k = 0; k < outcount; k++) { /* all accounted before any handler runs (unlocked) */
+        int i = which[idx[k]], len;
+        unpost(i);
+        MPI_Get_count(&st[k], MPI_BYTE, &len);
+        if (arrived(i, st[k].MPI_SOURCE, st[k].MPI_TAG, len, nested)) {
+            got[ng] = i;
+            gsrc[ng] = st[k].MPI_SOURCE;
+            greq[ng] = st[k].MPI_TAG == TAG_REQ;
+            glen[ng++] = len;
+        }
+    }
+    for (int k = 0; k < ng; k++, n++) deliver(got[k], gsrc[k], glen[k], greq[k]);
+    return n;
+}
+
 static int mpi_poll(int nested) {
     if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 0;
     int n = 0;
-    int outcount = 0, nrecv = 0, sends = 0;
-    static int idx[2 * TESTED + 2 * MAXSEND];
-    static MPI_Status st[2 * TESTED + 2 * MAXSEND];
-    int ridx[2 * RECVS], rsrc[2 * RECVS], rlen[2 * RECVS];
     MPI_LOCK();
     if (!ready) {
         MPI_UNLOCK();
         return 0;
     }
-    /* one progress call for receives and sends. Testsome checks, then (when nothing had
-     * completed) makes progress and returns: a message that progress took in would wait
-     * for the next poll. So the receives are checked once more, as MPI_Recv would (about
-     * 3% of the AM round trip). */
-    load_tested();
-    MPI_Testsome(2 * TESTED + nactive, reqs, &outcount, idx, st);
-    if (outcount == MPI_UNDEFINED) outcount = 0;
-    if (outcount == 0) {
-        MPI_Testsome(2 * TESTED, reqs, &outcount, idx, st);
-        if (outcount == MPI_UNDEFINED) outcount = 0;
-    }
-    for (int k = 0; k < outcount; k++) {
-        if (idx[k] >= 2 * TESTED) {
-            send_done(idx[k] - 2 * TESTED);
-            sends = 1;
-            continue;
-        }
-        int i = rtested[idx[k]];
-        ridx[nrecv] = i;
-        rsrc[nrecv] = st[k].MPI_SOURCE;
+    for (int k = 0; k < nrepost; k++) post_recv(repost[k]);
+    nrepost = 0;
+    if (nactive) test_sends();
+    if (GASNETI_UNLIKELY(++polls % YOUNGER_EVERY == 0)) n += test_younger(nested);
+    /* The oldest receive; after a request (its handler usually sent a reply, so a peer
+     * waits no more), the next oldest, while they come; after a reply, stop: a client
+     * waiting for it goes on at once (one more test would make MPI's progress first). */
+    for (int k = 0; nposted && ready && k < RECVS; k++) {
+        int i = POSTED(0), flag = 0, len;
+        MPI_Status st;
+        MPI_Test(&rreq[i], &flag, &st);
+        if (!flag) break;
         unpost(i);
-        MPI_Get_count(&st[k], MPI_BYTE, &rlen[nrecv]);
-        nrecv++;
-    }
-    if (sends) compact_sends();
-    /* header arrivals: account now; separate payloads get their receive posted; requests
-     * that may not run now are copied; the rest run below, in place */
-    int run[2 * RECVS], nrun = 0;
-    for (int k = 0; k < nrecv; k++) {
-        int i = ridx[k], src = rsrc[k], is_req = i < RECVS, len = rlen[k];
-        const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(rbuf[i], PRE);
-        const char *why = gasneti_wire_check(rbuf[i], PRE, (size_t)len, 0);
-        if (why) gasneti_wire_bad(why, (gex_Rank_t)src);
-        gasneti_credit_arrived(&cr, (gex_Rank_t)src, h->credits, is_req);
-        if (h->flags & GASNETI_WIRE_CREDIT) {
-            post_recv(i);
-        } else if (h->flags & GASNETI_WIRE_ELSEWHERE) {
-            if (npend == pend_cap) {
-                pend_cap = pend_cap ? 2 * pend_cap : 16;
-                pend = realloc(pend, pend_cap * sizeof(pend_t));
-                if (!pend) gasneti_fatalerror("mpi-conduit: out of memory");
-            }
-            pend_t *e = &pend[npend++];
-            e->src = src;
-            e->is_req = is_req;
-            e->len = (size_t)len;
-            e->msg = gasneti_net_malloc(e->len, "a separate payload's header");
-            memcpy(e->msg, h, e->len);
-            const gasneti_wire_long_t *x = (const gasneti_wire_long_t *)(GASNETI_WIRE_HDR(e->msg, PRE) + 1);
-            void *dest = gasneti_wire_elsewhere(e->msg, PRE); /* a Medium's: a pool buffer */
-            if (h->category == GASNETI_AM_MEDIUM) nbig_recv++;
-            MPI_Irecv(dest, (int)x->nbytes, MPI_BYTE, src, DATA_TAG(is_req ? CH_REQ : CH_REP, x->aux), COMM_DATA,
-                      &e->req);
-            post_recv(i);
-        } else if (gasneti_defer_if(nested, is_req, (gex_Rank_t)src, rbuf[i], (size_t)len)) {
-            post_recv(i);
-        } else {
-            run[nrun++] = k;
+        MPI_Get_count(&st, MPI_BYTE, &len);
+        int is_req = st.MPI_TAG == TAG_REQ;
+        if (arrived(i, st.MPI_SOURCE, st.MPI_TAG, len, nested)) {
+            deliver(i, st.MPI_SOURCE, len, is_req);
+            n++;
         }
+        if (!is_req) break;
     }
     /* separate payloads that have arrived */
     pend_t done[16];
@@ -274,14 +322,6 @@ static int mpi_poll(int nested) {
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     MPI_UNLOCK();
 
-    for (int r = 0; r < nrun; r++) {
-        int i = ridx[run[r]];
-        gasneti_wire_deliver(rbuf[i], PRE, (size_t)rlen[run[r]], (gex_Rank_t)rsrc[run[r]], i < RECVS);
-        MPI_LOCK();
-        post_recv(i);
-        MPI_UNLOCK();
-        n++;
-    }
     for (int j = 0; j < ndone; j++) {
         gasneti_wire_deliver(done[j].msg, PRE, done[j].len, (gex_Rank_t)done[j].src, done[j].is_req);
         free(done[j].msg);
@@ -338,7 +378,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, m->jobrank)); /* piggy-backed */
     gasneti_credit_sent(&cr, m->jobrank, m->is_req);
     MPI_Request r;
-    MPI_Isend(buf, (int)len, MPI_BYTE, (int)m->jobrank, ch == CH_REQ ? TAG_REQ : TAG_REP, CH_COMM(ch), &r);
+    MPI_Isend(buf, (int)len, MPI_BYTE, (int)m->jobrank, ch == CH_REQ ? TAG_REQ : TAG_REP, COMM_AM, &r);
     s->npend = 0;
     s->lc = NULL;
     int sent = 0; /* a small message is usually copied out by the Isend itself */
@@ -378,7 +418,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
 /* the state dump's lines (gasneti_watchdog.c): racy reads, no lock */
 static int diag_peer(gex_Rank_t r, char *buf, size_t len) { return gasneti_credit_diag(&cr, r, buf, len); }
 static void diag_lines(void (*line)(const char *fmt, ...)) {
-    line("MPI: %d sends in flight (of %d send slots), %d payloads being received apart, %d receives per channel",
+    line("MPI: %d sends in flight (of %d send slots), %d payloads being received apart, %d receives",
          __atomic_load_n(&nactive, __ATOMIC_RELAXED), MAXSEND, __atomic_load_n(&npend, __ATOMIC_RELAXED), RECVS);
 }
 static const gasneti_diag_conduit_t diag = {diag_peer, diag_lines};
@@ -395,13 +435,12 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     verbose = gasneti_mynode == 0 && gasneti_getenv_yesno("GASNET_VERBOSEENV", 0);
     if (gasneti_nbrhd_size < gasneti_nodes) { /* some peer is not a neighbor */
         MPI_LOCK();
-        for (int i = 0; i < 2 * RECVS; i++) { /* persistent: MPI_Start posts one again */
+        for (int i = 0; i < RECVS; i++) { /* persistent: MPI_Start posts one again */
             rbuf[i] = gasneti_net_malloc(MSG_MAX, "a receive buffer");
-            MPI_Recv_init(rbuf[i], (int)MSG_MAX, MPI_BYTE, MPI_ANY_SOURCE, i < RECVS ? TAG_REQ : TAG_REP,
-                          CH_COMM(i < RECVS ? CH_REQ : CH_REP), &rreq[i]);
+            MPI_Recv_init(rbuf[i], (int)MSG_MAX, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, COMM_AM, &rreq[i]);
         }
         __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-        for (int i = 0; i < 2 * RECVS; i++) post_recv(i);
+        for (int i = 0; i < RECVS; i++) post_recv(i);
         MPI_UNLOCK();
     }
     return GASNET_OK;
@@ -423,7 +462,8 @@ void gasnetc_am_quiesce(void) {
     while (nactive && MPI_Wtime() < end) test_sends();
     for (int i = 0; i < nactive; i++) MPI_Request_free(&areq[i]);
     nactive = 0;
-    for (int i = 0; i < 2 * RECVS; i++) {
+    nrepost = 0; /* (buffers not posted again: their requests are inactive) */
+    for (int i = 0; i < RECVS; i++) {
         if (rposted[i]) {
             MPI_Cancel(&rreq[i]);
             MPI_Wait(&rreq[i], MPI_STATUS_IGNORE);

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 gasneti_netlock_t gasnetc_mpi_lock = GASNETI_NETLOCK_INIT;
-MPI_Comm gasnetc_am_comm[GASNETC_NCOMMS] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
+MPI_Comm gasnetc_am_comm[GASNETC_NCOMMS] = {MPI_COMM_NULL, MPI_COMM_NULL};
 static MPI_Comm boot_comm = MPI_COMM_NULL, exit_comm = MPI_COMM_NULL, p2p_comm = MPI_COMM_NULL;
 static int we_initialized;             /* we called MPI_Init_thread: we finalize */
 static int client_finalized;           /* the client's MPI_Finalize has begun */

@@ -16,9 +16,9 @@ extern gasneti_netlock_t gasnetc_mpi_lock;
 #define MPI_UNLOCK() gasneti_netunlock(&gasnetc_mpi_lock)
 
 /* MPI_COMM_WORLD duplicated for the AMs (mpi_am.c), so client traffic never matches
- * ours: one communicator per kind of message, so that MPI matches each arrival against
- * the receives posted for its kind only */
-enum { GASNETC_COMM_REQ, GASNETC_COMM_REP, GASNETC_COMM_DATA, GASNETC_NCOMMS };
+ * ours: one for the AMs (requests and replies, told apart by their tag), one for the
+ * payloads that travel apart */
+enum { GASNETC_COMM_AM, GASNETC_COMM_DATA, GASNETC_NCOMMS };
 extern MPI_Comm gasnetc_am_comm[GASNETC_NCOMMS];
 
 /* mpi_am.c: cancel the pre-posted receives and wait (briefly) for sends; called once,

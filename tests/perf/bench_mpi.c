@@ -14,7 +14,9 @@
  *                     message and a payload message).
  *   am_medium64k_stream  MED_STREAM 64 KiB Medium requests back to back (GEX_EVENT_NOW),
  *                     the last one's handler replies.
- * Each figure is the best of BENCH_RUNS runs, raw and GASNet runs alternating. */
+ * Each figure is the best of BENCH_RUNS runs, raw and GASNet runs alternating. With
+ * MPI_BENCH_ONLY=rtt, the round trips and their ratio alone (for many short alternated
+ * runs of two builds: tests/perf/compare-builds, docs/mpi-conduit.md). */
 #include "bench_medium.h"
 #include "bench_pingpong.h"
 
@@ -84,6 +86,16 @@ int main(int argc, char **argv) {
         double a = mpi_rtt(&j), b = bench_am_rtt(&j, RTT_ITERS);
         if (a < best_mrtt) best_mrtt = a;
         if (b < best_artt) best_artt = b;
+    }
+    const char *only = getenv("MPI_BENCH_ONLY");
+    if (only && !strcmp(only, "rtt")) {
+        if (j.me == 0) {
+            bench_print("mpi_rtt", best_mrtt, "us");
+            bench_print("am_short_rtt", best_artt, "us");
+            bench_ratio("am_short_rtt_vs_mpi", best_artt / best_mrtt, 1, 1.2);
+        }
+        free(buf);
+        bench_finish(&j);
     }
     for (int r = 0; r < BENCH_RUNS; r++) {
         double a = mpi_bw(&j, buf), b = put_bw(&j, buf);
