@@ -287,9 +287,12 @@ static int mpi_poll(int nested) {
     if (GASNETI_UNLIKELY(++polls % YOUNGER_EVERY == 0)) n += test_younger(nested);
     /* The oldest receive; after a request (its handler usually sent a reply, so a peer
      * waits no more), the next oldest, while they come; after a reply, stop: a client
-     * waiting for it goes on at once (one more test would make MPI's progress first). */
+     * waiting for it goes on at once (one more test would make MPI's progress first); and
+     * after a header whose payload comes apart: each such payload costs every later poll
+     * an MPI_Test until it is in, so taking a stream's headers faster than their payloads
+     * arrive only adds tests (a 64 KiB Medium stream lost 13% that way). */
     for (int k = 0; nposted && ready && k < RECVS; k++) {
-        int i = POSTED(0), flag = 0, len;
+        int i = POSTED(0), flag = 0, len, had = npend;
         MPI_Status st;
         MPI_Test(&rreq[i], &flag, &st);
         if (!flag) break;
@@ -300,7 +303,7 @@ static int mpi_poll(int nested) {
             deliver(i, st.MPI_SOURCE, len, is_req);
             n++;
         }
-        if (!is_req) break;
+        if (!is_req || npend != had) break;
     }
     /* separate payloads that have arrived */
     pend_t done[16];
