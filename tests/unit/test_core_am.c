@@ -15,16 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures, checks;
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        checks++;                                                                                                      \
-        if (!(cond)) {                                                                                                 \
-            failures++;                                                                                                \
-            fprintf(stderr, "test_core_am [rank %u]: FAILED check `%s` at %s:%d\n", (unsigned)me, #cond, __FILE__,    \
-                    __LINE__);                                                                                         \
-        }                                                                                                              \
-    } while (0)
+#include "unit_check.h"
 
 enum { H_SHORT_REQ = GEX_AM_INDEX_BASE, H_SHORT_REP, H_MED_REQ, H_MED_REP, H_LONG_REQ, H_LONG_REP };
 enum { SHORT, MEDIUM, LONG, NCAT };
@@ -164,6 +155,7 @@ int main(int argc, char **argv) {
     }
     me = gex_TM_QueryRank(tm);
     nranks = gex_TM_QuerySize(tm);
+    snprintf(unit_who, sizeof unit_who, "test_core_am [rank %u of %u]", (unsigned)me, (unsigned)nranks);
     if (gex_Segment_Attach(&segment, tm, SEG_BYTES) != GASNET_OK) {
         fprintf(stderr, "test_core_am [rank %u]: gex_Segment_Attach failed\n", (unsigned)me);
         gasnet_exit(1);
@@ -191,14 +183,10 @@ int main(int argc, char **argv) {
                       reps_seen[SHORT] == expect && reps_seen[MEDIUM] == expect && reps_seen[LONG] == expect);
     for (int c = 0; c < NCAT; c++) CHECK(reqs_seen[c] == expect && reps_seen[c] == expect);
 
-    if (failures) {
-        printf("test_core_am [rank %u of %u]: %d of %d checks FAILED\n", (unsigned)me, (unsigned)nranks, failures,
-               checks);
-        gasnet_exit(1);
-    }
-    printf("test_core_am [rank %u of %u]: PASS %d checks (Short, Medium of %zu bytes, Long of %zu, to itself%s)\n",
-           (unsigned)me, (unsigned)nranks, checks, med_bytes, LONG_BYTES, nranks > 1 ? " and the next rank" : "");
+    char detail[160];
+    snprintf(detail, sizeof detail, " (Short, Medium of %zu bytes, Long of %zu, to itself%s)", med_bytes, LONG_BYTES,
+             nranks > 1 ? " and the next rank" : "");
     free(src);
-    gasnet_exit(0);
+    unit_end(detail);
     return 0;
 }

@@ -12,15 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures, checks;
-#define CHECK(cond)                                                                                                    \
-    do {                                                                                                               \
-        checks++;                                                                                                      \
-        if (!(cond)) {                                                                                                 \
-            failures++;                                                                                                \
-            fprintf(stderr, "test_event_leaf: FAILED check `%s` at %s:%d\n", #cond, __FILE__, __LINE__);               \
-        }                                                                                                              \
-    } while (0)
+#include "unit_check.h"
 
 /* An NB put whose conduit holds both counters when the call returns (lc may be NULL). */
 static gex_Event_t started_put(gex_Event_t *lc_opt, gex_Flags_t flags, gasneti_counter_t **lc_p) {
@@ -145,17 +137,13 @@ int main(int argc, char **argv) {
     gex_Client_t client;
     gex_EP_t ep;
     gex_TM_t tm;
+    snprintf(unit_who, sizeof unit_who, "test_event_leaf");
     if (gex_Client_Init(&client, &ep, &tm, "TEST_EVENT_LEAF", &argc, &argv, 0) != GASNET_OK) {
         fprintf(stderr, "test_event_leaf: gex_Client_Init failed\n");
         return 1;
     }
     test_put_leaf();
     test_region();
-    if (failures) {
-        printf("test_event_leaf: %d of %d checks FAILED\n", failures, checks);
-        gasnet_exit(1);
-    }
-    printf("test_event_leaf: PASS %d checks\n", checks);
-    gasnet_exit(0);
+    unit_end("");
     return 0;
 }
