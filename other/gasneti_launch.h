@@ -121,6 +121,7 @@ int gasneti_launch_make_key(gasneti_launch_t *L);
 int gasneti_launch_open_port(gasneti_launch_t *L);
 void gasneti_launch_send(gasneti_launch_t *L, int r, uint32_t type, const void *data, uint32_t len);
 void gasneti_launch_send_fd(int *fd, uint32_t type, const void *data, uint32_t len); /* closes *fd (-1) on failure */
+/* a whole control message from fd; *data malloc'd (NULL if len 0); the rank side uses it too */
 int gasneti_launch_read_msg(int fd, ctrl_hdr_t *h, uint8_t **data); /* 0, or -1 at the end or an error */
 void gasneti_launch_env_blob(uint8_t **blob, uint32_t *len); /* this process's environment, NUL-separated */
 void gasneti_launch_accept(gasneti_launch_t *L, double t);

@@ -66,20 +66,6 @@ static int send_ctrl2(uint32_t type, const void *pre, uint32_t plen, const void 
 
 static int send_ctrl(uint32_t type, const void *data, uint32_t len) { return send_ctrl2(type, NULL, 0, data, len); }
 
-/* a whole message; *data malloc'd (NULL if len 0). 0 or -1 on EOF/error */
-static int recv_ctrl(ctrl_hdr_t *h, uint8_t **data) {
-    *data = NULL;
-    if (gasneti_fd_read_all(ctrl, h, sizeof(*h))) return -1;
-    if (!h->len) return 0;
-    if (h->len > (1u << 30) || !(*data = malloc(h->len))) return -1;
-    if (gasneti_fd_read_all(ctrl, *data, h->len)) {
-        free(*data);
-        *data = NULL;
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- the control thread ---- */
 GASNETI_NORETURN static void leave_job(int code) {
     __atomic_store_n(&abort_code_val, code, __ATOMIC_RELEASE);
@@ -96,7 +82,7 @@ static void *control_thread(void *arg) {
     for (;;) {
         ctrl_hdr_t h;
         uint8_t *data;
-        if (recv_ctrl(&h, &data)) {
+        if (gasneti_launch_read_msg(ctrl, &h, &data)) {
             if (__atomic_load_n(&gasneti_exiting, __ATOMIC_ACQUIRE)) { /* we are leaving anyway */
                 sleep(2);
                 _exit(1);
@@ -375,14 +361,14 @@ gasneti_bootstrap_t *gasnetc_bootstrap_init(int *argc, char ***argv) {
         gasneti_launch_error(WHO ": the launcher at %s closed the connection", m);
     ctrl_hdr_t h;
     uint8_t *data;
-    if (recv_ctrl(&h, &data) || h.type != CTRL_INIT || h.len < 4 + sizeof(jobid))
+    if (gasneti_launch_read_msg(ctrl, &h, &data) || h.type != CTRL_INIT || h.len < 4 + sizeof(jobid))
         gasneti_launch_error(WHO ": the launcher at %s refused rank %ld (a stale launcher, or a wrong key)", m,
                              rank);
     uint32_t n;
     memcpy(&n, data, 4);
     memcpy(jobid, data + 4, sizeof(jobid) - 1);
     free(data);
-    if (recv_ctrl(&h, &data) || h.type != CTRL_ENV) gasneti_launch_error(WHO ": the launcher at %s went away", m);
+    if (gasneti_launch_read_msg(ctrl, &h, &data) || h.type != CTRL_ENV) gasneti_launch_error(WHO ": the launcher at %s went away", m);
     gasneti_launch_apply_env(ENVPFX, data, h.len); /* as an agent does */
     free(data);
     if ((uint32_t)rank >= n) gasneti_launch_error(WHO ": rank %ld of a job of %u", rank, n);
