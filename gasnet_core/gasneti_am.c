@@ -84,7 +84,10 @@ GASNETI_COLD static int loopback(const gasneti_am_msg_t *m, gex_Event_t *lc_opt)
     return GASNET_OK;
 }
 
-int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+/* gasneti_am_send's body, inline in the entry points, so that a Short (category known,
+ * no payload, no local completion) to a network peer is a few comparisons and the
+ * conduit's call: no call of the generic path, nor of gasneti_am_send_network. */
+GASNETI_ALWAYS_INLINE int am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     check_lengths(m);
     GASNETI_TRACE_OP((m->is_req ? GASNETI_TK_AMREQ_SHORT : GASNETI_TK_AMREP_SHORT) + m->category, m->jobrank, m->nbytes,
                      m->handler);
@@ -103,8 +106,10 @@ int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
                              : m->nbytes > GASNETC_NET_MEDIUM && m->nbytes > GASNETI_MEDIUM_PIECE(m)))
         return gasneti_frag_send(m, lc_opt);
 #endif
+    if (m->category == GASNETI_AM_SHORT) return gasnetc_am_send(m, NULL);
     return gasneti_am_send_network(m, lc_opt);
 }
+int gasneti_am_send(const gasneti_am_msg_t *m, gex_Event_t *lc_opt) { return am_send(m, lc_opt); }
 
 #if GASNETI_DEBUG
 /* Flags an AM injection accepts: IMMEDIATE; for Medium and Long the segment disposition
@@ -134,7 +139,7 @@ static inline void seg_flags(gasneti_am_msg_t *m) {
 #if GASNETI_DEBUG
     check_am_flags(m);
 #endif
-    if (GASNETI_UNLIKELY(m->flags & GASNETI_FLAG_SEG_OFFSET)) {
+    if (m->category != GASNETI_AM_SHORT && GASNETI_UNLIKELY(m->flags & GASNETI_FLAG_SEG_OFFSET)) {
         if (m->flags & GEX_FLAG_SELF_SEG_OFFSET)
             m->src = gasneti_seg_offset_addr(gasneti_peerseg_of(gasneti_mynode, m->src_ep), m->src);
         if (m->flags & GEX_FLAG_PEER_SEG_OFFSET)
@@ -156,11 +161,14 @@ static inline void set_reply(gasneti_am_msg_t *m, gex_Token_t token) {
     m->src_ep = (uint8_t)token->ep->_index;
 }
 
-int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+GASNETI_ALWAYS_INLINE int am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     SET_REQ_EPS(m, tm, rank);
     seg_flags(m);
     DEBUG_CHECK_SEND(m, tm, rank, lc_opt);
-    return gasneti_am_send(m, lc_opt);
+    return am_send(m, lc_opt);
+}
+int gasneti_am_request(gex_TM_t tm, gex_Rank_t rank, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+    return am_request(tm, rank, m, lc_opt);
 }
 
 /* A negotiated-payload request whose payload the client wrote into the same-host slot
@@ -207,7 +215,7 @@ void gasneti_check_reply_token(gex_Token_t token, const char *call) {
 }
 #endif
 
-int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
+GASNETI_ALWAYS_INLINE int am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) {
     set_reply(m, token);
     seg_flags(m);
     DEBUG_CHECK_SEND(m, NULL, 0, lc_opt);
@@ -218,10 +226,11 @@ int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt
         gasneti_lc_done_at_once(lc_opt);
         return GASNET_OK;
     }
-    int rc = gasneti_am_send(m, lc_opt);
+    int rc = am_send(m, lc_opt);
     if (rc) token->replied = 0; /* declined (IMMEDIATE): no reply was sent, one may still be */
     return rc;
 }
+int gasneti_am_reply(gex_Token_t token, gasneti_am_msg_t *m, gex_Event_t *lc_opt) { return am_reply(token, m, lc_opt); }
 
 /* Would sending m (from a request handler with `token` when a reply) have to wait for
  * room? Read-only and racy by design (for GEX_FLAG_IMMEDIATE on Prepare calls): another
@@ -239,7 +248,7 @@ int gasneti_AM_RequestShortA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handle
     uint8_t n8 = NARGS(nargs, GASNETI_AM_SHORT, 1);
     gasneti_am_msg_t m = {gasneti_tm_jobrank_checked(tm, rank, "gex_AM_RequestShort"), GASNETI_AM_SHORT, 1, n8, handler, flags, args,
                           NULL, 0, NULL};
-    return gasneti_am_request(tm, rank, &m, NULL);
+    return am_request(tm, rank, &m, NULL);
 }
 
 int gasneti_AM_RequestMediumA(gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *src, size_t nbytes,
@@ -263,7 +272,7 @@ int gasneti_AM_ReplyShortA(gex_Token_t token, gex_AM_Index_t handler, gex_Flags_
                            const gex_AM_Arg_t *args) {
     uint8_t n8 = NARGS(nargs, GASNETI_AM_SHORT, 0);
     gasneti_am_msg_t m = {0, GASNETI_AM_SHORT, 0, n8, handler, flags, args, NULL, 0, NULL};
-    return gasneti_am_reply(token, &m, NULL);
+    return am_reply(token, &m, NULL);
 }
 
 int gasneti_AM_ReplyMediumA(gex_Token_t token, gex_AM_Index_t handler, const void *src, size_t nbytes,

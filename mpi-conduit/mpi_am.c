@@ -48,6 +48,7 @@
 #define RECVS 32         /* pre-posted receives */
 #define RESERVE 8        /* receives kept posted while request handlers run in place */
 #define MAXSEND 256      /* MPI sends outstanding per process */
+#define TEST_SENDS_AT 16 /* outstanding sends a send or busy poll tests (test_sends) */
 #define CREDITS 32       /* requests in flight to one peer */
 #define INLINE_LONG 8192 /* a Medium or Long payload up to this size travels in the header's message */
 enum { CH_REQ = 0, CH_REP = 1 };
@@ -283,7 +284,6 @@ static int mpi_poll(int nested) {
     }
     for (int k = 0; k < nrepost; k++) post_recv(repost[k]);
     nrepost = 0;
-    if (nactive) test_sends();
     if (GASNETI_UNLIKELY(++polls % YOUNGER_EVERY == 0)) n += test_younger(nested);
     /* The oldest receive; after a request (its handler usually sent a reply, so a peer
      * waits no more), the next oldest, while they come; after a reply, stop: a client
@@ -322,6 +322,10 @@ static int mpi_poll(int nested) {
         }
         pend[j] = pend[--npend];
     }
+    /* Completed sends give their slots back: in a poll where nothing ran (the client
+     * waits: the test is free), or once TEST_SENDS_AT are out (a poll that always finds
+     * something must still free them). After a message ran, its waiter goes on first. */
+    if (nactive && (!n || nactive >= TEST_SENDS_AT)) test_sends();
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     MPI_UNLOCK();
 
@@ -353,7 +357,7 @@ size_t gasnetc_medium_piece(const gasneti_am_msg_t *m) {
     return medium_separate ? GASNETC_MAX_MEDIUM : GASNETC_NET_MEDIUM;
 }
 
-int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+GASNETI_ALWAYS_INLINE int am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     peer_t *p = &peers[m->jobrank];
     int ch = m->is_req ? CH_REQ : CH_REP;
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
@@ -382,14 +386,12 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     gasneti_credit_sent(&cr, m->jobrank, m->is_req);
     MPI_Request r;
     MPI_Isend(buf, (int)len, MPI_BYTE, (int)m->jobrank, ch == CH_REQ ? TAG_REQ : TAG_REP, COMM_AM, &r);
-    s->npend = 0;
+    /* tested by a later poll (test_sends), not here: a small message is usually copied
+     * out by the Isend itself, but an MPI_Test at once would cost the round trip ~70
+     * instructions that a poll waiting for the answer spends for free */
+    add_active(r, si, 0);
+    s->npend = 1;
     s->lc = NULL;
-    int sent = 0; /* a small message is usually copied out by the Isend itself */
-    MPI_Test(&r, &sent, MPI_STATUS_IGNORE);
-    if (!sent) {
-        add_active(r, si, 0);
-        s->npend = 1;
-    }
     if (separate) {
         if (copied) {
             s->lc = NULL;
@@ -404,7 +406,7 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         add_active(r, si, 1);
         s->npend++;
     }
-    if (!s->npend) gasneti_slots_put(&pool, si);
+    if (nactive >= TEST_SENDS_AT) test_sends(); /* a flood of sends between polls */
     MPI_UNLOCK();
     if (!separate || copied) {
         if (lc) gasneti_counter_done(lc); /* copied: the source may be reused */
@@ -413,6 +415,13 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         gasneti_net_wait_local(&mine);
     }
     return GASNET_OK;
+}
+int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    if (m->category == GASNETI_AM_SHORT) { /* the same path, folded for a Short */
+        gasneti_am_msg_t s = gasneti_wire_short(m);
+        return am_send(&s, NULL);
+    }
+    return am_send(m, lc);
 }
 
 /* ---------------------------------------------------------------------------------

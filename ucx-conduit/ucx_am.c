@@ -177,12 +177,8 @@ static void ready(arrived_t *a) {
  * Returns 1 for a credit message (nothing else in it). */
 static inline int account(const uint8_t *msg, size_t len, int is_req) {
     const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, PRE);
-    /* a Short (the commonest) is checked here, as gasneti_wire_check would; the rest there */
-    if (!(len >= PRE + sizeof(*h) && h->category == GASNETI_AM_SHORT && h->flags == 0 &&
-          h->nargs <= GASNETI_MAX_ARGS && len == PRE + sizeof(*h) + 4u * h->nargs)) {
-        const char *why = len > MSG_MAX ? "longer than any message" : gasneti_wire_check(msg, PRE, len, 0);
-        if (why) gasneti_wire_bad(why, len >= PRE ? msg_src(msg) : GEX_RANK_INVALID);
-    }
+    const char *why = len > MSG_MAX ? "longer than any message" : gasneti_wire_check(msg, PRE, len, 0);
+    if (GASNETI_UNLIKELY(why != NULL)) gasneti_wire_bad(why, len >= PRE ? msg_src(msg) : GEX_RANK_INVALID);
     gasneti_credit_arrived(&cr, msg_src(msg), h->credits, is_req);
     return (h->flags & GASNETI_WIRE_CREDIT) != 0;
 }
@@ -303,19 +299,13 @@ GASNETI_ALWAYS_INLINE uint32_t build_small(uint8_t *buf, const gasneti_am_msg_t 
     pre_t p = {gasneti_mynode, 0};
     memcpy(buf, &p, sizeof(p));
     if (m->category != GASNETI_AM_SHORT) return gasneti_wire_build(buf, PRE, m, 0, 0, 1);
-    gasneti_am_msg_t s = *m;
-    s.category = GASNETI_AM_SHORT;
-    s.nbytes = 0;
-    s.frag = NULL;
+    gasneti_am_msg_t s = gasneti_wire_short(m);
     return gasneti_wire_build(buf, PRE, &s, 0, 0, 1);
 }
 /* m's message's length, a Short's folded as in build_small */
 GASNETI_ALWAYS_INLINE uint32_t msg_len(const gasneti_am_msg_t *m) {
     if (m->category != GASNETI_AM_SHORT) return gasneti_wire_len(PRE, m, 0, 1);
-    gasneti_am_msg_t s = *m;
-    s.category = GASNETI_AM_SHORT;
-    s.nbytes = 0;
-    s.frag = NULL;
+    gasneti_am_msg_t s = gasneti_wire_short(m);
     return gasneti_wire_len(PRE, &s, 0, 1);
 }
 
@@ -567,14 +557,9 @@ void gasnetc_am_cancel(gasneti_am_prep_t *h) {
 /* ---------------------------------------------------------------------------------
  * The poll
  * --------------------------------------------------------------------------------- */
-/* the toolkit's decoding (gasneti_wire_deliver), which the compiler specializes for a
- * plain Short */
+/* the toolkit's decoding (gasneti_wire_deliver, which takes a Short on a path of its own) */
 GASNETI_ALWAYS_INLINE void deliver_one(const uint8_t *msg, size_t len, int is_req) {
-    const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, PRE);
-    if (h->category == GASNETI_AM_SHORT && h->flags == 0)
-        gasneti_wire_deliver(msg, PRE, len, msg_src(msg), is_req);
-    else
-        gasneti_wire_deliver(msg, PRE, len, msg_src(msg), is_req);
+    gasneti_wire_deliver(msg, PRE, len, msg_src(msg), is_req);
 }
 GASNETI_ALWAYS_INLINE int deliver_list(arrived_t *a) {
     int n = 0;
