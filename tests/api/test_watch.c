@@ -59,7 +59,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 1024; i++) mine[i] = (uint64_t)test_rank << 32 | (unsigned)i;
     CHECKF(test_size >= 2, "test_watch needs 2 ranks or more (got %u)", (unsigned)test_size);
     note("pid");
-    test_barrier();
+    /* every rank here (and UCX's wire-up done) before anyone stalls; polled rather than
+     * blocking, so that a rank slow to start on a loaded machine is not a stall the
+     * watchdog (1 s in the watchdog scenarios) reports before the one staged below */
+    gex_Event_t ev = gex_Coll_BarrierNB(test_tm, 0);
+    while (gex_Event_Test(ev) != GASNET_OK) gasnet_AMPoll();
 
     const gex_Rank_t late = !strcmp(mode, "barrier") || !strcmp(mode, "sleepy") ? test_size - 1 : 1;
     if (!strcmp(mode, "barrier") || !strcmp(mode, "sleepy")) {

@@ -70,7 +70,12 @@ esac
 t0=$(date +%s)
 "$RUN" -c "$CONDUIT" -n "$N" -t 120 "$PROG" "$mode" "$tmp" "$marker" > "$out" 2> "$err" &
 runpid=$!
-wait_for all_ready 90 || fail "the ranks did not all get ready within 90 s"
+job_gone() { ! kill -0 "$runpid" 2>/dev/null; }
+wait_for 'all_ready || job_gone' 90
+if ! all_ready; then
+    job_gone && { wait "$runpid"; st=$?; runpid=""; fail "the job ended (status $st) before every rank was ready"; }
+    fail "the ranks did not all get ready within 90 s"
+fi
 sleep 1 # the waiting ranks are in their wait by now (they wrote ready.R just before it)
 
 case "$SCEN" in
