@@ -49,6 +49,7 @@
 #define RESERVE 8        /* receives kept posted while request handlers run in place */
 #define MAXSEND 256      /* MPI sends outstanding per process */
 #define TEST_SENDS_AT 16 /* outstanding sends a send or busy poll tests (test_sends) */
+#define TEST_FIRST_ABOVE 1024 /* payload bytes above which a send tests the others first */
 #define CREDITS 32       /* requests in flight to one peer */
 #define INLINE_LONG 8192 /* a Medium or Long payload up to this size travels in the header's message */
 enum { CH_REQ = 0, CH_REP = 1 };
@@ -199,7 +200,7 @@ static int send_credit(gex_Rank_t r, unsigned n) {
  * request that may not run now (nested) or not in place (fewer than RESERVE receives
  * posted) are taken care of and the buffer posted again: returns 0. Returns 1 for a
  * message the caller runs in place (deliver). */
-static int arrived(int i, int src, int tag, int len, int nested) {
+GASNETI_ALWAYS_INLINE int arrived(int i, int src, int tag, int len, int nested) {
     int is_req = tag == TAG_REQ;
     const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(rbuf[i], PRE);
     const char *why = tag == TAG_REQ || tag == TAG_REP ? gasneti_wire_check(rbuf[i], PRE, (size_t)len, 0) : "bad tag";
@@ -237,7 +238,7 @@ static int arrived(int i, int src, int tag, int len, int nested) {
 
 /* the handler of the message in receive buffer i, run without the lock (held on entry
  * and on return); the buffer is posted again at the next poll */
-static void deliver(int i, int src, int len, int is_req) {
+GASNETI_ALWAYS_INLINE void deliver(int i, int src, int len, int is_req) {
     MPI_UNLOCK();
     gasneti_wire_deliver(rbuf[i], PRE, (size_t)len, (gex_Rank_t)src, is_req);
     MPI_LOCK();
@@ -297,7 +298,14 @@ static int mpi_poll(int nested) {
         MPI_Test(&rreq[i], &flag, &st);
         if (!flag) break;
         unpost(i);
-        MPI_Get_count(&st, MPI_BYTE, &len);
+        /* A plain Short's length is its header's (MPI delivers whole messages, and only
+         * this conduit sends on its communicator); anything else asks MPI (~90
+         * instructions), so that gasneti_wire_check compares what arrived. */
+        const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(rbuf[i], PRE);
+        if (h->category == GASNETI_AM_SHORT && h->flags == 0 && h->nargs <= GASNETI_MAX_ARGS)
+            len = (int)(PRE + sizeof(*h) + 4u * h->nargs);
+        else
+            MPI_Get_count(&st, MPI_BYTE, &len);
         int is_req = st.MPI_TAG == TAG_REQ;
         if (arrived(i, st.MPI_SOURCE, st.MPI_TAG, len, nested)) {
             deliver(i, st.MPI_SOURCE, len, is_req);
@@ -372,6 +380,10 @@ GASNETI_ALWAYS_INLINE int am_send(const gasneti_am_msg_t *m, gasneti_counter_t *
                                                     : plen <= GASNETC_MAX_MEDIUM);
     gasneti_counter_t mine; /* separate payload without lc: we wait for its send */
     if (gasneti_lock_room(&gasnetc_mpi_lock, room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
+    /* a payload of some size: the slots of completed sends back first, so that the slot
+     * just used (its buffer warm in the cache) is taken again; a test is little beside
+     * such a message, while a small one leaves it to the poll (below) */
+    if (plen > TEST_FIRST_ABOVE && nactive) test_sends();
     int si = gasneti_slots_get(&pool);
     slot_t *s = &slots[si];
     uint8_t *buf = gasneti_slots_buf(&pool, si, copied ? poff + plen : len);
