@@ -12,10 +12,12 @@
  * GASNETC_NET_MEDIUM (4 KiB) of payload, for every QP. A handler runs in place in its
  * buffer, which is posted again once it returns; a request that may not run now (a
  * nested poll) is copied (gasneti_defer_if) and its buffer posted again at once. The
- * SRQ is made for gasnetc_ibv_srq_depth buffers, but GASNETC_IBV_RB_START are posted at
+ * buffers may grow to gasnetc_ibv_srq_depth, but GASNETC_IBV_RB_START are posted at
  * start-up and their number doubles, up to that depth, when the SRQ's limit event says
  * fewer than half are posted (rb_check, below): a process that few peers talk to at once
- * holds about 0.5 MiB of them, not 64 per peer.
+ * holds about 0.5 MiB of them, not 64 per peer. Where the device resizes SRQs, the SRQ
+ * itself is made for the buffers posted at first and deepened before more are posted
+ * (ibv_modify_srq, IBV_SRQ_MAX_WR), so that its ring does not follow the job either.
  * Bigger payloads:
  *   - a Medium above 4 KiB (gasnetc_medium_piece: every Medium goes whole): the header
  *     alone, the payload in a buffer lent to the receiver, who reads it by RDMA READ and
@@ -97,6 +99,7 @@ static struct {
     int armed;     /* the SRQ's limit is armed */
     int can_arm;   /* ibv_modify_srq took a limit (else the poll's count only) */
     int cap_repost;
+    int srq_wr; /* the SRQ's depth (gasnetc_ibv_srq_resize: made small, deepened by rb_grow) */
     size_t grew_event, grew_poll;
     const char *stopped; /* why it stopped short of rb.most, or NULL */
     int stopped_err;
@@ -185,6 +188,17 @@ static void rb_grow(int by_event) {
             rb_stop("ibv_resize_cq failed: the completion queue holds no more", rc);
             return;
         }
+    }
+    if (gasnetc_ibv_srq_resize && want > rb.srq_wr) { /* the SRQ made deeper first */
+        struct ibv_srq_attr a;
+        memset(&a, 0, sizeof(a));
+        a.max_wr = (uint32_t)want;
+        int rc = ibv_modify_srq(gasnetc_ibv_srq, &a, IBV_SRQ_MAX_WR);
+        if (rc) {
+            rb_stop("ibv_modify_srq (IBV_SRQ_MAX_WR) failed: the shared receive queue grows no more", rc);
+            return;
+        }
+        rb.srq_wr = want;
     }
     int was = rb.made;
     while (rb.made < want && rb_chunk(0)) {}
@@ -683,6 +697,7 @@ void gasnetc_ibv_am_init(void) {
     gasneti_credits_init(&cr, CREDITS);
     IBV_LOCK();
     rb.most = gasnetc_ibv_srq_depth;
+    rb.srq_wr = gasnetc_ibv_srq_resize ? gasnetc_ibv_srq_start : gasnetc_ibv_srq_depth;
     rb.can_arm = 1;
     while (rb.made < gasnetc_ibv_srq_start) rb_chunk(1);
     flush_repost();

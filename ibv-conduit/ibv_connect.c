@@ -5,11 +5,11 @@
  *
  * A QP's address: its number, a starting packet sequence number, the port's LID, MTU and
  * GID (gasnetc_ibv_port). Two ways to connect:
- *   eager (jobs of at most GASNET_IBV_CONNECT_LAZY ranks, default 256): every rank makes
- *     a QP for every rank, the addresses go round in one gasneti_boot_exchange_v (rank r
+ *   eager (jobs of at most GASNET_IBV_CONNECT_LAZY ranks; the default, 0, makes none
+ *     eager: per-peer state is made on first contact): every rank makes a QP for every rank, the addresses go round in one gasneti_boot_exchange_v (rank r
  *     gives N addresses, the one for rank s at s), and each QP goes to RTR and RTS with
  *     its peer's; network init's barrier then lets anyone send.
- *   lazy (bigger jobs, or GASNET_IBV_CONNECT_LAZY=0): a QP is made at the first send or
+ *   lazy (the default; jobs of more than GASNET_IBV_CONNECT_LAZY ranks): a QP is made at the first send or
  *     RDMA to a peer, its address sent with gasneti_boot_send (REQ); the peer, at its
  *     next poll (gasnetc_ibv_connect_poll: gasneti_boot_recv), makes its own QP if it has
  *     none, connects it to ours and answers with its address (ACK) unless it had sent
@@ -34,7 +34,7 @@ uint32_t gasnetc_ibv_inline = UINT32_MAX;
 int gasnetc_ibv_sq_total, gasnetc_ibv_sq_max;
 
 #define INLINE_WANT 256   /* inline data asked of each QP (the device may give less) */
-#define LAZY_DEFAULT 256  /* GASNET_IBV_CONNECT_LAZY's default */
+#define LAZY_DEFAULT 0    /* GASNET_IBV_CONNECT_LAZY's default: lazy at every size (issue 43) */
 
 typedef struct { /* a QP's address, as its peer needs it */
     uint32_t qpn, psn;

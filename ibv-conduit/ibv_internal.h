@@ -51,6 +51,9 @@ extern int gasnetc_ibv_up;      /* the network is up (some peer is not a neighbo
 /* receive buffers in the shared receive queue: at most (the SRQ's max_wr), posted at
  * start-up (ibv_am.c grows them under load, by chunks of registered buffers) */
 extern int gasnetc_ibv_srq_depth, gasnetc_ibv_srq_start;
+/* the SRQ was made for gasnetc_ibv_srq_start work requests and ibv_am.c resizes it as the
+ * buffers grow (IBV_DEVICE_SRQ_RESIZE); 0: made for gasnetc_ibv_srq_depth */
+extern int gasnetc_ibv_srq_resize;
 #define GASNETC_IBV_RB_START 128
 /* lock held: the device's asynchronous events, read without waiting; returns how many
  * said the SRQ's limit was reached (the others are kept for gasnetc_ibv_wc_fail) */

@@ -229,9 +229,15 @@ fi
 if [ "$SET" = short ]; then
     # about a minute of jobs: every path of the conduit once, 2 ranks (4 ranks on the
     # guest's 2 emulated CPUs take minutes)
-    for p in test_amcount test_segrma; do nopshm seq 2 $p; done
-    job test_medium-lazy seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_CONNECT_LAZY=0
-    want "lazy \\(on first contact\\)" "the report does not say the connections were lazy"
+    # connections: lazy by default (issue 43), eager for jobs of at most
+    # GASNET_IBV_CONNECT_LAZY ranks
+    nopshm seq 2 test_amcount
+    job test_segrma-eager seq 2 test_segrma GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_CONNECT_LAZY=2
+    want "eager \\(at start-up\\)" "GASNET_IBV_CONNECT_LAZY=2: the report does not say the connections were eager"
+    want "native RMA: [1-9][0-9]* put\\(s\\) by RDMA WRITE.*[1-9][0-9]* get\\(s\\) by RDMA READ" "no native RMA reported"
+    done_job
+    job test_medium-lazy seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1
+    want "lazy \\(on first contact\\)" "the report does not say the connections were lazy (the default)"
     want "big Mediums: ([1-9][0-9]* sent|[0-9]+ sent, [1-9][0-9]* read)" "no big Medium sent or read"
     done_job
 elif [ "$SET" = grow ]; then
@@ -241,6 +247,7 @@ elif [ "$SET" = grow ]; then
     # left waiting for a CPU fall behind: rank 0's report must show its SRQ grew at the
     # limit event (S < R <= M, E > 0)
     job test_stress-grow seq 4 test_stress GASNET_SUPERNODE_MAXSIZE=1 -- 1000
+    want "receive buffers posted, up to [0-9]* under load \\(the SRQ resized with them\\)" "the report does not say the SRQ is resized with the buffers (rxe can)"
     line=$(echo "$out" | grep '^ibv-conduit: rank 0 receive buffers: ' | tail -n 1)
     read -r R S M E P <<< "$(echo "$line" | sed -n 's/.*buffers: \([0-9]*\) of [0-9]* bytes (started with \([0-9]*\), at most \([0-9]*\)); grew \([0-9]*\) time(s) at the SRQ.s limit event, \([0-9]*\) found.*/\1 \2 \3 \4 \5/p')" # (no /dev/fd in the guest)
     [ -n "$jwhy" ] || [ "$jst" -ne 0 ] || { [ -n "${R:-}" ] && [ "$S" -lt "$R" ] && [ "$R" -le "$M" ] && [ "$E" -gt 0 ]; } ||
