@@ -51,8 +51,12 @@ typedef struct { /* a lazy connection's message (gasneti_boot_send) */
 
 static uint32_t psn_of(gex_Rank_t from, gex_Rank_t to) { return ((uint32_t)from * 2654435761u + (uint32_t)to * 40503u) & 0xffffff; }
 
+static int n_made; /* QPs made for peers other than this process */
+int gasnetc_ibv_qps_made(void) { return __atomic_load_n(&n_made, __ATOMIC_RELAXED); }
+
 /* lock held (or at init): peer r's QP, made and in INIT */
 static void create_qp(gex_Rank_t r) {
+    if (r != gasneti_mynode) __atomic_fetch_add(&n_made, 1, __ATOMIC_RELAXED);
     struct ibv_qp_init_attr a;
     memset(&a, 0, sizeof(a));
     a.send_cq = a.recv_cq = gasnetc_ibv_cq;

@@ -368,7 +368,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasnetc_ibv_sq_max < 64)
         gasneti_fatalerror("ibv-conduit: device %s's completion queues hold at most %d entries: too few",
                            gasnetc_ibv_port.dev, da.max_cqe);
-    gasnetc_ibv_cq = ibv_create_cq(gasnetc_ibv_ctx, gasnetc_ibv_srq_start + gasnetc_ibv_sq_max, NULL, NULL, 0);
+    gasnetc_ibv_cq = ibv_create_cq(gasnetc_ibv_ctx, gasnetc_ibv_srq_start + gasnetc_ibv_sq_max + gasnetc_ibv_ud_cq_share(),
+                                   NULL, NULL, 0);
     if (!gasnetc_ibv_cq) gasnetc_ibv_fail("ibv_create_cq", errno, GEX_RANK_INVALID);
     /* the SRQ: as deep as the buffers posted at first where the device resizes SRQs
      * (ibv_am.c makes it deeper as they grow), else at its whole depth at once */
@@ -385,6 +386,7 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
         gasnetc_ibv_fail("fcntl (the device's event channel, O_NONBLOCK)", errno, GEX_RANK_INVALID);
     gasnetc_ibv_rma_init();
     gasnetc_ibv_am_init(); /* receive buffers posted before any QP connects */
+    gasnetc_ibv_ud_init(boot);
     gasnetc_ibv_connect_init(boot);
     gasnetc_ibv_atomics_probe(boot);
     if (gasnetc_ibv_verbose) say_port();
@@ -403,8 +405,10 @@ void gasnetc_network_fini(void) {
     }
     if (!gasnetc_ibv_am_fini()) return;
     gasnetc_ibv_connect_fini();
+    gasnetc_ibv_ud_fini();
     ibv_destroy_srq(gasnetc_ibv_srq);
     gasnetc_ibv_am_free();
+    gasnetc_ibv_ud_free();
     gasnetc_ibv_rma_fini();
     ibv_destroy_cq(gasnetc_ibv_cq);
     ibv_dealloc_pd(gasnetc_ibv_pd);
