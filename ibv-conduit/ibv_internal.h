@@ -81,6 +81,7 @@ typedef struct {
     int sq_out; /* send work requests posted and not completed (lock held) */
     uint8_t tx_seq, rx_seq; /* the next SEND's number to and from the peer (lock held; ibv_am.c) */
     uint8_t rma_by_am;      /* RMA operations sent by AMs while no QP was up (ibv_rma.c) */
+    uint8_t hs;             /* lazy handshake (lock held): our QP connected (1), the peer's (2) */
 } gasnetc_ibv_peer_t;
 extern gasnetc_ibv_peer_t *gasnetc_ibv_peers; /* [gasneti_nodes] */
 extern int gasnetc_ibv_lazy;                  /* peers connected on first contact */
