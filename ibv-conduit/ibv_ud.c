@@ -20,7 +20,7 @@
  * at once, a gap is dropped and answered by a NAK (once per missing number) that makes
  * the sender resend everything unacknowledged at once. Otherwise the sender resends at a
  * deadline (RTO, doubling per retry up to RTO_MAX); a peer that acknowledges nothing for
- * GASNET_REQUESTTIMEOUT_MAX seconds (default 60) is reported by rank and host.
+ * GASNET_REQUESTTIMEOUT_MAX seconds (default 60; 0: never) is reported by rank and host.
  * Receive buffers: on the UD QP's own receive queue (made UD_RQ_MAX deep: 64 bytes a
  * work request on rxe), UD_RB_START posted at start-up, doubled when a poll finds fewer
  * than half posted or a gap shows a datagram dropped, up to UD_RQ_MAX.
@@ -368,7 +368,7 @@ void gasnetc_ibv_ud_progress(void) {
         if (!p->progress_at) p->progress_at = now;
         if (!p->deadline) p->deadline = now + RTO;
         if (now < p->deadline) continue;
-        if ((double)(now - p->progress_at) * 1e-9 > give_up) {
+        if (give_up > 0 && (double)(now - p->progress_at) * 1e-9 > give_up) {
             char why[160];
             snprintf(why, sizeof(why), "it acknowledged none of %u datagram(s) for %.0f s (GASNET_REQUESTTIMEOUT_MAX): "
                      "gone, stopped or unreachable", (unsigned)(uint16_t)(p->next - p->base), give_up);
@@ -392,8 +392,8 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
     if (v && *v) {
         char *end;
         double d = strtod(v, &end);
-        if (*end || d <= 0) gasneti_launch_error("GASNET_REQUESTTIMEOUT_MAX=%s: expected a number of seconds > 0", v);
-        give_up = d;
+        if (*end || d < 0) gasneti_launch_error("GASNET_REQUESTTIMEOUT_MAX=%s: expected a number of seconds >= 0", v);
+        give_up = d; /* 0: never */
     }
     /* every rank takes part in the exchange, UD or not, so that the choice is the same */
     ud_addr_t mine;
