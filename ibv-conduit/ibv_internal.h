@@ -174,10 +174,10 @@ typedef struct {
 extern int gasnetc_ibv_long_by_write(const gasneti_am_msg_t *m);
 
 /* ---- datagrams (ibv_ud.c): AMs to peers without an RC QP; lock held unless said ----
- * A datagram in a send slot or receive buffer: the AM (the prefix below, then the
- * toolkit's layout) at GASNETC_IBV_UD_OFF, the UD header 8 bytes before it. */
+ * A datagram in a send slot: the AM (the prefix below, then the toolkit's layout) at
+ * GASNETC_IBV_UD_OFF, the UD header 8 bytes before it (receive buffers: ibv_ud.c). */
 #define GASNETC_IBV_MAXSEND 256 /* send slots (ibv_am.c) */
-#define GASNETC_IBV_UD_OFF 64
+#define GASNETC_IBV_UD_OFF 16
 extern int gasnetc_ibv_ud_on;          /* GASNET_IBV_UD (and every rank made its UD QP) */
 extern uint32_t gasnetc_ibv_ud_max;    /* a datagram's bytes at most, header included (the MTU) */
 extern void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot); /* collective, lock not held */

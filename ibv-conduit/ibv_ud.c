@@ -9,9 +9,9 @@
  * protocol state are made at first contact.
  * A datagram: ud_hdr_t (its number, the cumulative acknowledgement of what we received
  * from the peer, the kind), then an AM as on RC (ibv_am.c's 8-byte prefix and the
- * toolkit's layout), at most the port's MTU in all. In a send slot or a receive buffer the
- * AM starts at GASNETC_IBV_UD_OFF (64-byte aligned, as on RC), the header 8 bytes before,
- * and on receive the 40-byte GRH before that.
+ * toolkit's layout), at most the port's MTU in all. In a send slot the AM starts at
+ * GASNETC_IBV_UD_OFF (16), in a receive buffer at R_OFF (64-byte aligned, as on RC); the
+ * header 8 bytes before it, and on receive the 40-byte GRH before that.
  * Reliability (rxe drops a datagram that finds no receive buffer posted): per peer,
  * datagrams are numbered; at most WIN are unacknowledged, each kept in its send slot
  * until the peer's cumulative acknowledgement covers it (carried by every datagram back,
@@ -51,7 +51,9 @@ typedef struct {
     uint16_t pad2;
 } ud_hdr_t;
 _Static_assert(sizeof(ud_hdr_t) == 8, "a UD header is 8 bytes");
-#define HDR_AT (GASNETC_IBV_UD_OFF - sizeof(ud_hdr_t)) /* in a slot or buffer */
+#define HDR_AT (GASNETC_IBV_UD_OFF - sizeof(ud_hdr_t)) /* in a send slot */
+#define R_OFF 64                                       /* the AM in a receive buffer */
+#define R_HDR_AT (R_OFF - sizeof(ud_hdr_t))
 
 typedef struct { /* a rank's UD address, as exchanged */
     uint32_t qpn;
@@ -117,7 +119,7 @@ static void flush_repost(void) {
         int n = rb.nrepost < 32 ? rb.nrepost : 32;
         for (int k = 0; k < n; k++) {
             int i = rb.repost[--rb.nrepost];
-            sge[k] = (struct ibv_sge){(uintptr_t)(UBUF(i) + HDR_AT - GRH), (uint32_t)(GRH + gasnetc_ibv_ud_max),
+            sge[k] = (struct ibv_sge){(uintptr_t)(UBUF(i) + R_HDR_AT - GRH), (uint32_t)(GRH + gasnetc_ibv_ud_max),
                                       rb.chunk[i / UD_CHUNK].mr->lkey};
             wr[k].wr_id = ((uint64_t)i << 4) | GASNETC_WR_UDRECV;
             wr[k].sg_list = &sge[k];
@@ -305,7 +307,7 @@ uint8_t *gasnetc_ibv_ud_recv(const struct ibv_wc *wc, size_t *len, int *idx) {
         rb.repost[rb.nrepost++] = *idx;
         return NULL;
     }
-    uint8_t *d = UBUF(*idx) + HDR_AT;
+    uint8_t *d = UBUF(*idx) + R_HDR_AT;
     size_t n = wc->byte_len >= GRH ? wc->byte_len - GRH : 0;
     ud_hdr_t h;
     gasnetc_ibv_pre_t pre;
@@ -440,7 +442,7 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
         mine.lid = gasnetc_ibv_port.lid;
         memcpy(mine.gid, gasnetc_ibv_port.gid.raw, 16);
         gasnetc_ibv_ud_max = mtu;
-        rb.stride = (GASNETC_IBV_UD_OFF + mtu + 63) & ~(size_t)63;
+        rb.stride = (R_OFF + mtu + 63) & ~(size_t)63;
         while (rb.made < UD_RB_START) rb_chunk(1);
         flush_repost();
     }
