@@ -369,7 +369,12 @@ extern int gasnetc_rma_native;
 #  error "native RMA reaches segments through their keys: GASNETC_SEGKEY_MAX must be > 0"
 #endif
 /* rkey: the target segment's handle from gasnetc_segkey_unpack (never NULL here); dest
- * or src lies in that segment, in its owner's address space. */
+ * or src lies in that segment, in its owner's address space. Each returns 0 (started),
+ * 1 (GEX_FLAG_IMMEDIATE and no room now: nothing started), or GASNETC_RMA_BY_AM: nothing
+ * started, this operation is to go by the AM reference, as to a segment without a key
+ * (the conduit has no native path to this peer yet, and will not wait for one: ibv
+ * before a peer's RC queue pair is up). */
+#define GASNETC_RMA_BY_AM 2
 #if GASNETC_NATIVE_PUT
 extern int gasnetc_put(gex_Rank_t jobrank, const void *rkey, void *dest, const void *src, size_t nbytes,
                        gasneti_counter_t *lc, gasneti_counter_t *rc, gex_Flags_t flags);

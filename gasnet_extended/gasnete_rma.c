@@ -4,7 +4,7 @@
  * The conduit's RDMA reaches every bound segment that has a key (the conduit registered
  * it and the core published the key with it: conduit_contract.h, "Segments reached by
  * RDMA"), on any endpoint; the others (no RDMA, or a segment the conduit would not
- * register) through the AM reference, whose handler writes or reads the address in the
+ * register, or an operation the conduit sends back with GASNETC_RMA_BY_AM) through the AM reference, whose handler writes or reads the address in the
  * target process whatever segment holds it.
  * Local completion (lc_opt, spec "Extended API" NOTE 2a/2b) is mapped onto a counter
  * that is decremented once the source may be reused, as the conduit contract signals it:
@@ -40,7 +40,7 @@ static int put_start(gex_EP_Index_t ep, gex_Rank_t jr, void *dest, const void *s
         else if (gasnetc_rma_flush_on)
             *seq = gasneti_rma_flush_number();
 #endif
-        return err;
+        if (err != GASNETC_RMA_BY_AM) return err;
     }
 #endif
     (void)lc, (void)seq; /* the AM reference is locally complete at return, remotely at its ack */
@@ -55,7 +55,7 @@ static int get_start(gex_EP_Index_t ep, void *dest, gex_Rank_t jr, void *src, si
         gasneti_counter_add(done);
         int rc = gasnetc_get(dest, jr, rkey, src, n, done, flags);
         if (rc) gasneti_counter_done(done);
-        return rc;
+        if (rc != GASNETC_RMA_BY_AM) return rc;
     }
 #endif
     (void)ep;

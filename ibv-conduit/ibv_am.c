@@ -12,10 +12,12 @@
  * GASNETC_NET_MEDIUM (4 KiB) of payload, for every QP. A handler runs in place in its
  * buffer, which is posted again once it returns; a request that may not run now (a
  * nested poll) is copied (gasneti_defer_if) and its buffer posted again at once. The
- * SRQ is made for gasnetc_ibv_srq_depth buffers, but GASNETC_IBV_RB_START are posted at
+ * buffers may grow to gasnetc_ibv_srq_depth, but GASNETC_IBV_RB_START are posted at
  * start-up and their number doubles, up to that depth, when the SRQ's limit event says
  * fewer than half are posted (rb_check, below): a process that few peers talk to at once
- * holds about 0.5 MiB of them, not 64 per peer.
+ * holds about 0.5 MiB of them, not 64 per peer. Where the device resizes SRQs, the SRQ
+ * itself is made for the buffers posted at first and deepened before more are posted
+ * (ibv_modify_srq, IBV_SRQ_MAX_WR), so that its ring does not follow the job either.
  * Bigger payloads:
  *   - a Medium above 4 KiB (gasnetc_medium_piece: every Medium goes whole): the header
  *     alone, the payload in a buffer lent to the receiver, who reads it by RDMA READ and
@@ -54,7 +56,7 @@
 #include <time.h>
 
 #define CREDITS 32    /* requests in flight to one peer */
-#define MAXSEND 256   /* AMs from send slots in flight per process */
+#define MAXSEND GASNETC_IBV_MAXSEND /* AMs from send slots in flight per process */
 #define INLINE_MAX 256 /* the largest message built on the stack */
 #define CQ_BATCH 16
 
@@ -70,6 +72,7 @@ _Static_assert(GASNETC_IBV_SQ_DEPTH < 256, "a SEND in flight is told from a repe
 
 static gasneti_credits_t cr;
 static gasneti_slots_t pool;          /* send slots */
+static gasneti_slots_t udpool;        /* datagrams' send slots: an MTU each, held until acknowledged */
 static gex_Rank_t slot_dest[MAXSEND]; /* lock held */
 static uint8_t slot_credit[MAXSEND];  /* a Prepare's slot: its request's credit is taken (lock held) */
 static gasnetc_ibv_lent_t slot_lent[MAXSEND]; /* a Prepare's slot: the big Medium buffer it lent (i -1: none) */
@@ -97,6 +100,7 @@ static struct {
     int armed;     /* the SRQ's limit is armed */
     int can_arm;   /* ibv_modify_srq took a limit (else the poll's count only) */
     int cap_repost;
+    int srq_wr; /* the SRQ's depth (gasnetc_ibv_srq_resize: made small, deepened by rb_grow) */
     size_t grew_event, grew_poll;
     const char *stopped; /* why it stopped short of rb.most, or NULL */
     int stopped_err;
@@ -105,6 +109,19 @@ static struct {
 
 static void *slot_reg(void *buf, size_t len) { return gasnetc_ibv_reg(buf, len, IBV_ACCESS_LOCAL_WRITE, "a send slot"); }
 static void slot_dereg(void *mr) { ibv_dereg_mr(mr); }
+void gasnetc_ibv_slot_release(int slot) { gasneti_slots_put(&udpool, slot); }
+uint8_t *gasnetc_ibv_slot_buf(int slot) { return udpool.slot[slot].buf; }
+uint32_t gasnetc_ibv_slot_lkey(int slot) { return ((struct ibv_mr *)udpool.slot[slot].reg)->lkey; }
+
+/* m (whose message is len bytes) goes as a datagram (ibv_ud.c): datagrams are on, its
+ * peer has no RC QP up, it is not a piece of a split AM (whose pieces must stay in order
+ * on one QP), and it fits */
+GASNETI_ALWAYS_INLINE int by_ud(const gasneti_am_msg_t *m, uint32_t len) {
+    return gasnetc_ibv_ud_on && !m->frag && len + 8 <= gasnetc_ibv_ud_max && !gasnetc_ibv_rc_up(m->jobrank);
+}
+/* datagrams to one peer after which it gets an RC QP (connected without waiting; AMs
+ * then go over RC, faster on a busy pair: no window, no copy into a slot) */
+#define UD_TO_RC 64
 
 /* lock held: the buffers to post again, in one call */
 static void flush_repost(void) {
@@ -179,12 +196,24 @@ static int rb_chunk(int startup) {
 static void rb_grow(int by_event) {
     int want = 2 * rb.made < rb.most ? 2 * rb.made : rb.most;
     if (want <= rb.made) return;
-    if (want + gasnetc_ibv_sq_max > gasnetc_ibv_cq->cqe) {
-        int rc = ibv_resize_cq(gasnetc_ibv_cq, want + gasnetc_ibv_sq_max);
+    int cq_more = gasnetc_ibv_sq_max + gasnetc_ibv_ud_cq_share();
+    if (want + cq_more > gasnetc_ibv_cq->cqe) {
+        int rc = ibv_resize_cq(gasnetc_ibv_cq, want + cq_more);
         if (rc) {
             rb_stop("ibv_resize_cq failed: the completion queue holds no more", rc);
             return;
         }
+    }
+    if (gasnetc_ibv_srq_resize && want > rb.srq_wr) { /* the SRQ made deeper first */
+        struct ibv_srq_attr a;
+        memset(&a, 0, sizeof(a));
+        a.max_wr = (uint32_t)want;
+        int rc = ibv_modify_srq(gasnetc_ibv_srq, &a, IBV_SRQ_MAX_WR);
+        if (rc) {
+            rb_stop("ibv_modify_srq (IBV_SRQ_MAX_WR) failed: the shared receive queue grows no more", rc);
+            return;
+        }
+        rb.srq_wr = want;
     }
     int was = rb.made;
     while (rb.made < want && rb_chunk(0)) {}
@@ -388,6 +417,9 @@ size_t gasnetc_medium_piece(const gasneti_am_msg_t *m) {
 }
 
 int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
+    if (gasnetc_ibv_ud_on && by_ud(m, gasneti_wire_len(PRE, m, 0, 1)))
+        return !gasneti_credit_peek(&cr, m->jobrank, m->is_req) || !gasnetc_ibv_ud_peek(m->jobrank) ||
+               !gasneti_slots_peek(&udpool);
     if (__atomic_load_n(&gasnetc_ibv_peers[m->jobrank].state, __ATOMIC_ACQUIRE) != GASNETC_IBV_UP) return 1;
     if (!gasneti_credit_peek(&cr, m->jobrank, m->is_req)) return 1;
     size_t plen = m->category == GASNETI_AM_SHORT ? 0 : m->nbytes;
@@ -396,7 +428,36 @@ int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
     return !gasneti_slots_peek(&pool);
 }
 
+/* lock held (gasneti_lock_room): room for a datagram */
+static int ud_room(void *arg) {
+    const gasneti_am_msg_t *m = arg;
+    return gasneti_credit_ok(&cr, m->jobrank, m->is_req) && gasnetc_ibv_ud_room(m->jobrank) &&
+           gasneti_slots_avail(&udpool);
+}
+
+/* m (len bytes with its prefix) as a datagram: built in a send slot, kept there until
+ * the peer acknowledges it (ibv_ud.c) */
+static int send_ud(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    gex_Rank_t r = m->jobrank;
+    if (gasneti_lock_room(&gasnetc_ibv_lock, ud_room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
+    going_t g;
+    g.m = m;
+    g.how = PLAIN;
+    g.slot = gasneti_slots_get(&udpool);
+    uint8_t *slot = gasneti_slots_buf(&udpool, g.slot, GASNETC_IBV_UD_OFF + gasneti_wire_len(PRE, m, 0, 1));
+    g.buf = slot + GASNETC_IBV_UD_OFF;
+    build(&g); /* (under the lock: a datagram at most) */
+    gasneti_wire_set_credits(g.buf, PRE, gasneti_credit_owed(&cr, r));
+    gasneti_credit_sent(&cr, r, m->is_req);
+    uint32_t sent = gasnetc_ibv_ud_send(r, g.slot, slot, g.len, gasnetc_ibv_slot_lkey(g.slot));
+    IBV_UNLOCK();
+    if (lc) gasneti_counter_done(lc); /* copied */
+    if (sent == UD_TO_RC) gasnetc_ibv_connect_slow(r, GEX_FLAG_IMMEDIATE);
+    return GASNET_OK;
+}
+
 int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    if (gasnetc_ibv_ud_on && by_ud(m, gasneti_wire_len(PRE, m, 0, 1))) return send_ud(m, lc);
     if (gasnetc_ibv_connected(m->jobrank, m->flags)) return GASNETI_AM_WOULD_BLOCK;
     going_t g;
     g.m = m;
@@ -441,6 +502,12 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
  * itself, or is copied into a bounce buffer. ---- */
 void *gasnetc_am_prepare(const gasneti_am_msg_t *m, size_t least, size_t most, size_t *size, gasneti_am_prep_t *h) {
     if (m->category != GASNETI_AM_MEDIUM) return NULL;
+    if (gasnetc_ibv_ud_on && !gasnetc_ibv_rc_up(m->jobrank)) { /* a datagram's payload: the library's buffer */
+        gasneti_am_msg_t least_m = *m;
+        least_m.frag = NULL;
+        least_m.nbytes = least;
+        if (by_ud(&least_m, gasneti_wire_len(PRE, &least_m, 0, 1))) return NULL;
+    }
     if (gasnetc_ibv_connected(m->jobrank, m->flags)) return NULL; /* IMMEDIATE, not connected */
     gasneti_am_msg_t biggest = *m;
     biggest.frag = NULL;
@@ -536,6 +603,16 @@ int gasnetc_ibv_post_small(gex_Rank_t r, void *msg, uint32_t len, const char *wh
 static int send_credit(gex_Rank_t r, unsigned n) {
     uint64_t msg[2];
     pre_t pre = {gasneti_mynode, K_REP, 0, 0};
+    if (gasnetc_ibv_ud_on && !gasnetc_ibv_rc_up(r)) { /* as a datagram */
+        if (!gasnetc_ibv_ud_room(r) || !gasneti_slots_avail(&udpool)) return 1;
+        int i = gasneti_slots_get(&udpool);
+        uint8_t *slot = gasneti_slots_buf(&udpool, i, GASNETC_IBV_UD_OFF + 64), *b = slot + GASNETC_IBV_UD_OFF;
+        memcpy(b, &pre, sizeof(pre));
+        uint32_t len = gasneti_wire_credit_msg(b, PRE, n);
+        gasnetc_ibv_ud_send(r, i, slot, len, gasnetc_ibv_slot_lkey(i));
+        n_credit++;
+        return 0;
+    }
     memcpy(msg, &pre, sizeof(pre));
     uint32_t len = gasneti_wire_credit_msg((uint8_t *)msg, PRE, n);
     if (!gasnetc_ibv_post_small(r, msg, len, "ibv_post_send (credits)")) return 1;
@@ -572,10 +649,12 @@ static void send_done(const struct ibv_wc *wc) {
 }
 
 typedef struct {
+    uint8_t *msg;
     int idx;
     uint32_t len;
     gex_Rank_t src;
     int is_req;
+    int ud; /* a datagram's buffer (gasnetc_ibv_ud_repost) */
 } run_t;
 
 /* lock held: is the SEND numbered seq from src the next one on its QP? 0 if it is a repeat
@@ -633,7 +712,31 @@ static int recv_done(const struct ibv_wc *wc, int nested, run_t *r) {
     }
     if (gasneti_defer_if(nested, is_req, src, msg, len)) return 0;
     nrepost--;
-    *r = (run_t){idx, (uint32_t)len, src, is_req};
+    *r = (run_t){msg, idx, (uint32_t)len, src, is_req, 0};
+    return 1;
+}
+
+/* lock held: a datagram's receive completion; 1 (and *r filled) if its handler is to run now */
+static int ud_recv_done(const struct ibv_wc *wc, int nested, run_t *r) {
+    size_t len;
+    int idx;
+    uint8_t *msg = gasnetc_ibv_ud_recv(wc, &len, &idx);
+    if (!msg) return 0;
+    pre_t pre;
+    memcpy(&pre, msg, sizeof(pre));
+    gex_Rank_t src = pre.src;
+    if (pre.kind != K_REQ && pre.kind != K_REP) gasneti_wire_bad("a datagram of a kind RC alone carries", src);
+    int is_req = pre.kind == K_REQ, run = 0;
+    if (!account(msg, len, src, is_req)) {
+        const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, PRE);
+        if (h->flags & GASNETI_WIRE_ELSEWHERE) gasneti_wire_bad("a datagram with its payload elsewhere", src);
+        run = !gasneti_defer_if(nested, is_req, src, msg, len);
+    }
+    if (!run) {
+        gasnetc_ibv_ud_repost(idx);
+        return 0;
+    }
+    *r = (run_t){msg, idx, (uint32_t)len, src, is_req, 1};
     return 1;
 }
 
@@ -649,21 +752,28 @@ static int ibv_poll(int nested) {
     int got = ibv_poll_cq(gasnetc_ibv_cq, CQ_BATCH, wc);
     if (got < 0) gasnetc_ibv_fail("ibv_poll_cq", -got, GEX_RANK_INVALID);
     for (int k = 0; k < got; k++) {
-        if (GASNETC_WR_KIND(wc[k].wr_id) == GASNETC_WR_RECV) {
+        unsigned kind = GASNETC_WR_KIND(wc[k].wr_id);
+        if (kind == GASNETC_WR_RECV) {
             if (recv_done(&wc[k], nested, &run[nrun])) nrun++;
+        } else if (kind == GASNETC_WR_UDRECV) {
+            if (ud_recv_done(&wc[k], nested, &run[nrun])) nrun++;
+        } else if (kind == GASNETC_WR_UDSEND) {
+            gasnetc_ibv_ud_send_done(&wc[k]);
         } else {
             send_done(&wc[k]);
         }
     }
+    if (gasnetc_ibv_ud_on) gasnetc_ibv_ud_progress();
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     void *big = gasnetc_ibv_bigmed_work ? gasnetc_ibv_bigmed_take() : NULL;
     if (nrepost) flush_repost();
     if (got > 0) rb_check(got);
     IBV_UNLOCK();
     for (int r = 0; r < nrun; r++) {
-        gasneti_wire_deliver(RBUF(run[r].idx), PRE, run[r].len, run[r].src, run[r].is_req);
+        gasneti_wire_deliver(run[r].msg, PRE, run[r].len, run[r].src, run[r].is_req);
         IBV_LOCK();
-        repost[nrepost++] = run[r].idx; /* posted by the next poll */
+        if (run[r].ud) gasnetc_ibv_ud_repost(run[r].idx);
+        else repost[nrepost++] = run[r].idx; /* posted by the next poll */
         IBV_UNLOCK();
         n++;
     }
@@ -678,11 +788,15 @@ int gasnetc_poll(void) { return ibv_poll(gasneti_net_nested()); }
  * --------------------------------------------------------------------------------- */
 void gasnetc_ibv_am_init(void) {
     gasneti_slots_init(&pool, MAXSEND, MSG_MAX, slot_reg, slot_dereg);
+    /* (a datagram's slot is made for a small AM and grown for a bigger one: it is held
+     * until the peer acknowledges, so many may be in use when many peers are contacted) */
+    gasneti_slots_init(&udpool, MAXSEND, GASNETC_IBV_UD_OFF + 128, slot_reg, slot_dereg);
     for (int i = 0; i < MAXSEND; i++) slot_lent[i].i = -1;
     gasnetc_ibv_bigmed_init();
     gasneti_credits_init(&cr, CREDITS);
     IBV_LOCK();
     rb.most = gasnetc_ibv_srq_depth;
+    rb.srq_wr = gasnetc_ibv_srq_resize ? gasnetc_ibv_srq_start : gasnetc_ibv_srq_depth;
     rb.can_arm = 1;
     while (rb.made < gasnetc_ibv_srq_start) rb_chunk(1);
     flush_repost();
@@ -695,6 +809,7 @@ void gasnetc_ibv_am_say(void) {
             "ibv-conduit: rank %u sent %zu AM(s) inline, %zu from send slots (%zu Medium(s) prepared in place); "
             "%zu Long(s) by RDMA WRITE; %zu credit message(s); %zu repeated SEND(s) dropped\n",
             (unsigned)gasneti_mynode, n_inline, n_slot, n_prepared, n_longw, n_credit, n_repeat);
+    gasnetc_ibv_ud_say(gasneti_slots_made(&udpool));
     char stopped[160] = "";
     if (rb.stopped) snprintf(stopped, sizeof(stopped), "; stopped there: %s (%s)", rb.stopped, strerror(rb.stopped_err));
     fprintf(stderr,
@@ -723,7 +838,7 @@ int gasnetc_ibv_am_fini(void) {
     while (gasnetc_ibv_sq_total > 0 && now_s() < end) {
         int got = ibv_poll_cq(gasnetc_ibv_cq, CQ_BATCH, wc);
         for (int k = 0; k < got; k++)
-            if (GASNETC_WR_KIND(wc[k].wr_id) != GASNETC_WR_RECV) {
+            if (GASNETC_WR_KIND(wc[k].wr_id) != GASNETC_WR_RECV && GASNETC_WR_KIND(wc[k].wr_id) < GASNETC_WR_UDSEND) {
                 uint64_t v = GASNETC_WR_VAL(wc[k].wr_id);
                 unsigned kind = GASNETC_WR_KIND(wc[k].wr_id);
                 gex_Rank_t peer = kind == GASNETC_WR_INLINE   ? (gex_Rank_t)v
@@ -742,5 +857,6 @@ int gasnetc_ibv_am_fini(void) {
 void gasnetc_ibv_am_free(void) {
     for (int c = 0; c < RB_CHUNKS && rb.chunk[c].mr; c++) ibv_dereg_mr(rb.chunk[c].mr);
     gasneti_slots_fini(&pool);
+    gasneti_slots_fini(&udpool);
     gasnetc_ibv_bigmed_free();
 }

@@ -5,18 +5,20 @@
  *
  * A QP's address: its number, a starting packet sequence number, the port's LID, MTU and
  * GID (gasnetc_ibv_port). Two ways to connect:
- *   eager (jobs of at most GASNET_IBV_CONNECT_LAZY ranks, default 256): every rank makes
- *     a QP for every rank, the addresses go round in one gasneti_boot_exchange_v (rank r
+ *   eager (jobs of at most GASNET_IBV_CONNECT_LAZY ranks; the default, 0, makes none
+ *     eager: per-peer state is made on first contact): every rank makes a QP for every rank, the addresses go round in one gasneti_boot_exchange_v (rank r
  *     gives N addresses, the one for rank s at s), and each QP goes to RTR and RTS with
  *     its peer's; network init's barrier then lets anyone send.
- *   lazy (bigger jobs, or GASNET_IBV_CONNECT_LAZY=0): a QP is made at the first send or
+ *   lazy (the default; jobs of more than GASNET_IBV_CONNECT_LAZY ranks): a QP is made at the first send or
  *     RDMA to a peer, its address sent with gasneti_boot_send (REQ); the peer, at its
  *     next poll (gasnetc_ibv_connect_poll: gasneti_boot_recv), makes its own QP if it has
  *     none, connects it to ours and answers with its address (ACK) unless it had sent
- *     its own REQ already (both at once: each connects to the other's REQ); the first
- *     side connects at the answer. A sender waits for that, polling. A message that
- *     reaches a QP not connected yet is retried by the HCA (RC), so no order is needed
- *     beyond that.
+ *     its own REQ already (both at once: each connects to the other's REQ and says so,
+ *     READY); the first side connects at the answer and says so (READY). A side sends on
+ *     its QP only once both are connected (its own, and the peer's: an ACK or a READY
+ *     said so): a SEND that reached a QP still in INIT would be dropped, and the HCA's
+ *     retries (about half a second) would run out while a peer does not poll. A sender
+ *     waits for that, polling (or, with datagrams, goes on by datagrams meanwhile).
  * RC settings: retry 7 times (GASNET_QP_RETRY_COUNT) with a 67 ms timeout (GASNET_QP_TIMEOUT
  * = 14: 4.096 us << 14), so a peer that is gone shows as IBV_WC_RETRY_EXC_ERR within
  * about half a second; receiver-not-ready retried without
@@ -34,7 +36,7 @@ uint32_t gasnetc_ibv_inline = UINT32_MAX;
 int gasnetc_ibv_sq_total, gasnetc_ibv_sq_max;
 
 #define INLINE_WANT 256   /* inline data asked of each QP (the device may give less) */
-#define LAZY_DEFAULT 256  /* GASNET_IBV_CONNECT_LAZY's default */
+#define LAZY_DEFAULT 0    /* GASNET_IBV_CONNECT_LAZY's default: lazy at every size (issue 43) */
 
 typedef struct { /* a QP's address, as its peer needs it */
     uint32_t qpn, psn;
@@ -43,7 +45,8 @@ typedef struct { /* a QP's address, as its peer needs it */
     uint8_t gid[16];
 } addr_t;
 _Static_assert(sizeof(addr_t) == 28, "a QP's address is 28 bytes on the wire");
-enum { MSG_REQ = 1, MSG_ACK = 2 };
+enum { MSG_REQ = 1, MSG_ACK = 2, MSG_READY = 3 };
+enum { HS_MINE = 1, HS_PEER = 2, HS_BOTH = 3 };
 typedef struct { /* a lazy connection's message (gasneti_boot_send) */
     uint32_t type;
     addr_t a;
@@ -51,8 +54,12 @@ typedef struct { /* a lazy connection's message (gasneti_boot_send) */
 
 static uint32_t psn_of(gex_Rank_t from, gex_Rank_t to) { return ((uint32_t)from * 2654435761u + (uint32_t)to * 40503u) & 0xffffff; }
 
+static int n_made; /* QPs made for peers other than this process */
+int gasnetc_ibv_qps_made(void) { return __atomic_load_n(&n_made, __ATOMIC_RELAXED); }
+
 /* lock held (or at init): peer r's QP, made and in INIT */
 static void create_qp(gex_Rank_t r) {
+    if (r != gasneti_mynode) __atomic_fetch_add(&n_made, 1, __ATOMIC_RELAXED);
     struct ibv_qp_init_attr a;
     memset(&a, 0, sizeof(a));
     a.send_cq = a.recv_cq = gasnetc_ibv_cq;
@@ -89,6 +96,13 @@ static void my_addr(gex_Rank_t r, addr_t *a) {
     memcpy(a->gid, gasnetc_ibv_port.gid.raw, 16);
 }
 
+/* lock held (or at init): what is connected now; up once both QPs are */
+static void handshake(gex_Rank_t r, uint8_t what) {
+    gasnetc_ibv_peer_t *p = &gasnetc_ibv_peers[r];
+    p->hs |= what;
+    if (p->hs == HS_BOTH) __atomic_store_n(&p->state, GASNETC_IBV_UP, __ATOMIC_RELEASE);
+}
+
 /* lock held (or at init): peer r's QP to RTR and RTS with the peer's address a */
 static void connect_qp(gex_Rank_t r, const addr_t *a) {
     gasnetc_ibv_port_t *p = &gasnetc_ibv_port;
@@ -122,7 +136,7 @@ static void connect_qp(gex_Rank_t r, const addr_t *a) {
     rc = ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
                                     IBV_QP_MAX_QP_RD_ATOMIC);
     if (rc) gasnetc_ibv_fail("ibv_modify_qp (to RTS)", rc, r);
-    __atomic_store_n(&gasnetc_ibv_peers[r].state, GASNETC_IBV_UP, __ATOMIC_RELEASE);
+    handshake(r, HS_MINE);
 }
 
 /* the state dump's lines (gasneti_watchdog.c): racy reads, no lock; the QP's state as
@@ -176,6 +190,7 @@ void gasnetc_ibv_connect_init(gasneti_bootstrap_t *boot) {
         __atomic_store_n(&gasnetc_ibv_peers[gasneti_mynode].state, GASNETC_IBV_CONNECTING, __ATOMIC_RELAXED);
         addr_t a;
         my_addr(gasneti_mynode, &a);
+        handshake(gasneti_mynode, HS_PEER);
         connect_qp(gasneti_mynode, &a); /* to itself */
         return;
     }
@@ -191,6 +206,7 @@ void gasnetc_ibv_connect_init(gasneti_bootstrap_t *boot) {
         if (lens[r] != n * sizeof(addr_t))
             gasneti_fatalerror("ibv-conduit: rank %u gave %zu bytes of QP addresses, expected %zu", (unsigned)r, lens[r],
                                n * sizeof(addr_t));
+        handshake(r, HS_PEER); /* (network init's barrier: every rank's QPs are connected before anyone sends) */
         connect_qp(r, &all[(size_t)r * n + gasneti_mynode]);
     }
     free(all);
@@ -208,7 +224,7 @@ static void send_addr(gex_Rank_t r, uint32_t type, const addr_t *a) {
     cmsg_t m;
     memset(&m, 0, sizeof(m));
     m.type = type;
-    m.a = *a;
+    if (a) m.a = *a;
     gasneti_boot_send(r, &m, sizeof(m));
 }
 
@@ -235,21 +251,28 @@ void gasnetc_ibv_connect_poll(void) {
     size_t len;
     cmsg_t *m;
     while ((m = gasneti_boot_recv(&src, &len, 0))) {
-        if (len != sizeof(cmsg_t) || (m->type != MSG_REQ && m->type != MSG_ACK))
+        if (len != sizeof(cmsg_t) || m->type < MSG_REQ || m->type > MSG_READY)
             gasneti_fatalerror("ibv-conduit: a malformed connection message (%zu bytes) from rank %u (host %s)", len,
                                (unsigned)src, gasneti_host_name(src));
         gasnetc_ibv_peer_t *p = &gasnetc_ibv_peers[src];
         addr_t mine;
-        int answer = 0;
+        uint32_t answer = 0;
         IBV_LOCK();
-        if (p->state == GASNETC_IBV_NONE) { /* its first contact: a QP for it, our address back */
+        if (m->type == MSG_READY) {
+            handshake(src, HS_PEER);
+        } else if (p->state == GASNETC_IBV_NONE) { /* REQ, its first contact: a QP for it, our address back */
             create_qp(src);
+            __atomic_store_n(&p->state, GASNETC_IBV_CONNECTING, __ATOMIC_RELEASE);
             my_addr(src, &mine);
-            answer = 1;
+            connect_qp(src, &m->a);
+            answer = MSG_ACK;
+        } else if (!(p->hs & HS_MINE)) { /* the ACK to our REQ, or its REQ crossing ours */
+            connect_qp(src, &m->a);
+            if (m->type == MSG_ACK) handshake(src, HS_PEER); /* (it connected before it answered) */
+            answer = MSG_READY;
         }
-        if (p->state != GASNETC_IBV_UP) connect_qp(src, &m->a);
         IBV_UNLOCK();
-        if (answer) send_addr(src, MSG_ACK, &mine);
+        if (answer) send_addr(src, answer, answer == MSG_ACK ? &mine : NULL);
         free(m);
     }
 }

@@ -3,7 +3,9 @@
  * receive queue (made for the most receive buffers; ibv_am.c posts few and grows them,
  * and the completion queue with them); the device's asynchronous events (the SRQ's
  * limit, read by the poll); the reporters of failed verbs calls and completions; memory
- * registration with the memory-lock limit in its message. Layer: ibv-conduit (the
+ * registration with the memory-lock limit in its message. The SRQ is made as deep as the
+ * buffers posted at first where the device can resize it (IBV_DEVICE_SRQ_RESIZE: rxe
+ * can), so that its ring does not follow the job's size. Layer: ibv-conduit (the
  * network half of conduit_contract.h: init and fini; QPs are ibv_connect.c, AMs
  * ibv_am.c, RMA ibv_rma.c; job start the shared spawner in other/).
  *
@@ -34,6 +36,7 @@ struct ibv_cq *gasnetc_ibv_cq;
 struct ibv_srq *gasnetc_ibv_srq;
 int gasnetc_ibv_up, gasnetc_ibv_verbose;
 int gasnetc_ibv_srq_depth, gasnetc_ibv_srq_start; /* receive buffers at most, at first (ibv_am.c) */
+int gasnetc_ibv_srq_resize; /* the SRQ was made for srq_start and grows with the buffers */
 
 #define CQ_SENDS 4096 /* send work requests in flight over every QP (the CQ's share) */
 
@@ -326,7 +329,7 @@ static void say_port(void) {
     snprintf(atomics_why, sizeof(atomics_why), "by CPU and AMs (%s)", gasnetc_ibv_atomics_off ? gasnetc_ibv_atomics_off : "");
     fprintf(stderr,
             "ibv-conduit: device %s port %u (%s), %s, MTU %d; GID index %d%s (%s); %s connections; atomics %s; "
-            "inline up to %u bytes; %d receive buffers posted, up to %d under load; locked memory limit %s; ACK timeout "
+            "inline up to %u bytes; %d receive buffers posted, up to %d under load (the SRQ %s); locked memory limit %s; ACK timeout "
             "%.0f ms, %d retries\n",
             p->dev, (unsigned)p->port, p->how, p->roce ? "RoCE" : "InfiniBand", 128 << (int)p->mtu, p->gid_index, gid,
             p->gid_how, gasnetc_ibv_lazy ? "lazy (on first contact)" : "eager (at start-up)",
@@ -334,7 +337,8 @@ static void say_port(void) {
             : !gasneti_getenv_yesno("GASNET_IBV_ATOMICS", 1) ? "by CPU and AMs (GASNET_IBV_ATOMICS=0)"
             : gasnetc_ibv_atomics_off                        ? atomics_why
                                                              : "by the HCA (64-bit, per domain)",
-            (unsigned)gasnetc_ibv_inline, gasnetc_ibv_srq_start, gasnetc_ibv_srq_depth, lim, 4.096e-3 * (double)(1u << gasnetc_ibv_qp_timeout),
+            (unsigned)gasnetc_ibv_inline, gasnetc_ibv_srq_start, gasnetc_ibv_srq_depth,
+            gasnetc_ibv_srq_resize ? "resized with them" : "made at that depth: the device does not resize SRQs", lim, 4.096e-3 * (double)(1u << gasnetc_ibv_qp_timeout),
             gasnetc_ibv_qp_retries);
 }
 
@@ -347,8 +351,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     struct ibv_device_attr da;
     if (ibv_query_device(gasnetc_ibv_ctx, &da)) gasnetc_ibv_fail("ibv_query_device", errno, GEX_RANK_INVALID);
     /* receive buffers, at most: room for every network peer's requests and the replies to
-     * ours; the SRQ is made that deep, but ibv_am.c posts GASNETC_IBV_RB_START at first
-     * and more under load (the SRQ's limit event) */
+     * ours; ibv_am.c posts GASNETC_IBV_RB_START at first and more under load (the SRQ's
+     * limit event), resizing the SRQ with them where the device can */
     long far = (long)gasneti_nodes - (long)gasneti_nbrhd_size;
     long depth = 2 * 32 * far + 64;
     if (depth < 256) depth = 256;
@@ -364,11 +368,15 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasnetc_ibv_sq_max < 64)
         gasneti_fatalerror("ibv-conduit: device %s's completion queues hold at most %d entries: too few",
                            gasnetc_ibv_port.dev, da.max_cqe);
-    gasnetc_ibv_cq = ibv_create_cq(gasnetc_ibv_ctx, gasnetc_ibv_srq_start + gasnetc_ibv_sq_max, NULL, NULL, 0);
+    gasnetc_ibv_cq = ibv_create_cq(gasnetc_ibv_ctx, gasnetc_ibv_srq_start + gasnetc_ibv_sq_max + gasnetc_ibv_ud_cq_share(),
+                                   NULL, NULL, 0);
     if (!gasnetc_ibv_cq) gasnetc_ibv_fail("ibv_create_cq", errno, GEX_RANK_INVALID);
+    /* the SRQ: as deep as the buffers posted at first where the device resizes SRQs
+     * (ibv_am.c makes it deeper as they grow), else at its whole depth at once */
+    gasnetc_ibv_srq_resize = (da.device_cap_flags & IBV_DEVICE_SRQ_RESIZE) != 0;
     struct ibv_srq_init_attr sa;
     memset(&sa, 0, sizeof(sa));
-    sa.attr.max_wr = (uint32_t)depth;
+    sa.attr.max_wr = (uint32_t)(gasnetc_ibv_srq_resize ? gasnetc_ibv_srq_start : depth);
     sa.attr.max_sge = 1;
     gasnetc_ibv_srq = ibv_create_srq(gasnetc_ibv_pd, &sa);
     if (!gasnetc_ibv_srq) gasnetc_ibv_fail("ibv_create_srq", errno, GEX_RANK_INVALID);
@@ -378,6 +386,7 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
         gasnetc_ibv_fail("fcntl (the device's event channel, O_NONBLOCK)", errno, GEX_RANK_INVALID);
     gasnetc_ibv_rma_init();
     gasnetc_ibv_am_init(); /* receive buffers posted before any QP connects */
+    gasnetc_ibv_ud_init(boot);
     gasnetc_ibv_connect_init(boot);
     gasnetc_ibv_atomics_probe(boot);
     if (gasnetc_ibv_verbose) say_port();
@@ -396,8 +405,10 @@ void gasnetc_network_fini(void) {
     }
     if (!gasnetc_ibv_am_fini()) return;
     gasnetc_ibv_connect_fini();
+    gasnetc_ibv_ud_fini();
     ibv_destroy_srq(gasnetc_ibv_srq);
     gasnetc_ibv_am_free();
+    gasnetc_ibv_ud_free();
     gasnetc_ibv_rma_fini();
     ibv_destroy_cq(gasnetc_ibv_cq);
     ibv_dealloc_pd(gasnetc_ibv_pd);

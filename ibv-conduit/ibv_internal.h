@@ -51,6 +51,9 @@ extern int gasnetc_ibv_up;      /* the network is up (some peer is not a neighbo
 /* receive buffers in the shared receive queue: at most (the SRQ's max_wr), posted at
  * start-up (ibv_am.c grows them under load, by chunks of registered buffers) */
 extern int gasnetc_ibv_srq_depth, gasnetc_ibv_srq_start;
+/* the SRQ was made for gasnetc_ibv_srq_start work requests and ibv_am.c resizes it as the
+ * buffers grow (IBV_DEVICE_SRQ_RESIZE); 0: made for gasnetc_ibv_srq_depth */
+extern int gasnetc_ibv_srq_resize;
 #define GASNETC_IBV_RB_START 128
 /* lock held: the device's asynchronous events, read without waiting; returns how many
  * said the SRQ's limit was reached (the others are kept for gasnetc_ibv_wc_fail) */
@@ -77,6 +80,8 @@ typedef struct {
     int state;  /* GASNETC_IBV_*: read without the lock (acquire) */
     int sq_out; /* send work requests posted and not completed (lock held) */
     uint8_t tx_seq, rx_seq; /* the next SEND's number to and from the peer (lock held; ibv_am.c) */
+    uint8_t rma_by_am;      /* RMA operations sent by AMs while no QP was up (ibv_rma.c) */
+    uint8_t hs;             /* lazy handshake (lock held): our QP connected (1), the peer's (2) */
 } gasnetc_ibv_peer_t;
 extern gasnetc_ibv_peer_t *gasnetc_ibv_peers; /* [gasneti_nodes] */
 extern int gasnetc_ibv_lazy;                  /* peers connected on first contact */
@@ -94,6 +99,12 @@ GASNETI_ALWAYS_INLINE int gasnetc_ibv_connected(gex_Rank_t r, gex_Flags_t flags)
     if (GASNETI_LIKELY(__atomic_load_n(&gasnetc_ibv_peers[r].state, __ATOMIC_ACQUIRE) == GASNETC_IBV_UP)) return 0;
     return gasnetc_ibv_connect_slow(r, flags);
 }
+/* QPs made for peers other than this process (GASNET_VERBOSEENV; racy) */
+extern int gasnetc_ibv_qps_made(void);
+/* peer r's QP is up (racy: acquire) */
+GASNETI_ALWAYS_INLINE int gasnetc_ibv_rc_up(gex_Rank_t r) {
+    return __atomic_load_n(&gasnetc_ibv_peers[r].state, __ATOMIC_ACQUIRE) == GASNETC_IBV_UP;
+}
 /* from the poll, lazy mode: connection messages that arrived (lock not held) */
 extern void gasnetc_ibv_connect_poll(void);
 /* lock held: room for n more send work requests to r */
@@ -110,7 +121,9 @@ enum {
     GASNETC_WR_INLINE = 1, /* an AM sent inline: the peer << 4 */
     GASNETC_WR_SLOT = 2,   /* an AM sent from a send slot: the slot << 4 */
     GASNETC_WR_RECV = 3,   /* a receive buffer: its index << 4 */
-    GASNETC_WR_BIGMED = 4  /* the RDMA READ of a big Medium's payload: its read buffer << 4 */
+    GASNETC_WR_BIGMED = 4, /* the RDMA READ of a big Medium's payload: its read buffer << 4 */
+    GASNETC_WR_UDSEND = 5, /* a datagram: its send slot << 4 (GASNETC_IBV_MAXSEND: a control one) */
+    GASNETC_WR_UDRECV = 6  /* a UD receive buffer: its index << 4 */
 };
 #define GASNETC_WR_KIND(id) ((unsigned)(id)&15u)
 #define GASNETC_WR_VAL(id) ((uint64_t)(id) >> 4)
@@ -159,6 +172,37 @@ typedef struct {
 /* a Long's payload by RDMA WRITE (ibv_am.c): 1 if m goes so (its target segment has a key
  * and holds the destination) */
 extern int gasnetc_ibv_long_by_write(const gasneti_am_msg_t *m);
+
+/* ---- datagrams (ibv_ud.c): AMs to peers without an RC QP; lock held unless said ----
+ * A datagram in a send slot: the AM (the prefix below, then the toolkit's layout) at
+ * GASNETC_IBV_UD_OFF, the UD header 8 bytes before it (receive buffers: ibv_ud.c). */
+#define GASNETC_IBV_MAXSEND 256 /* send slots (ibv_am.c) */
+#define GASNETC_IBV_UD_OFF 16
+extern int gasnetc_ibv_ud_on;          /* GASNET_IBV_UD (and every rank made its UD QP) */
+extern uint32_t gasnetc_ibv_ud_max;    /* a datagram's bytes at most, header included (the MTU) */
+extern void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot); /* collective, lock not held */
+extern int gasnetc_ibv_ud_cq_share(void);   /* completions of the UD QP at most */
+extern void gasnetc_ibv_ud_fini(void);  /* the QP and address handles */
+extern void gasnetc_ibv_ud_free(void);  /* the receive buffers' registrations */
+extern void gasnetc_ibv_ud_say(int slots); /* (slots: the datagrams' send slots made) */
+/* room for one more datagram to r (the peer's window, the send queue); _peek racy */
+extern int gasnetc_ibv_ud_room(gex_Rank_t r);
+extern int gasnetc_ibv_ud_peek(gex_Rank_t r);
+/* send the AM of len bytes at buf + GASNETC_IBV_UD_OFF (buf: send slot `slot`'s, key lkey)
+ * to r; the slot is released once r acknowledged it. Returns the datagrams sent to r. */
+extern uint32_t gasnetc_ibv_ud_send(gex_Rank_t r, int slot, uint8_t *buf, uint32_t len, uint32_t lkey);
+extern void gasnetc_ibv_ud_send_done(const struct ibv_wc *wc);
+/* a receive completion: the AM it carries (*len bytes, the prefix first) to deliver, its
+ * buffer *idx given back with gasnetc_ibv_ud_repost; NULL if nothing is to be delivered
+ * (an acknowledgement, a repeat, a gap: the buffer is reposted already) */
+extern uint8_t *gasnetc_ibv_ud_recv(const struct ibv_wc *wc, size_t *len, int *idx);
+extern void gasnetc_ibv_ud_repost(int idx);
+/* from the poll: buffers posted again or grown, ACKs due, resends due */
+extern void gasnetc_ibv_ud_progress(void);
+/* send slots (ibv_am.c): released, buffer, key */
+extern void gasnetc_ibv_slot_release(int slot);
+extern uint8_t *gasnetc_ibv_slot_buf(int slot);
+extern uint32_t gasnetc_ibv_slot_lkey(int slot);
 
 /* ---- ibv_am.c ---- */
 /* An AM's prefix: the sender's rank, the kind, the SEND's number on its QP (modulo 256:

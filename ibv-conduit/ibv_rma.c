@@ -55,7 +55,7 @@ typedef struct chunk_s { /* ops are made in registered chunks */
 static chunk_t *chunks;
 static gasnetc_ibv_op_t *free_ops;
 /* GASNET_VERBOSEENV (rank 0): what native RMA did */
-static size_t n_put, n_get, n_amo, n_bounced, n_inline;
+static size_t n_put, n_get, n_amo, n_bounced, n_inline, n_by_am;
 
 /* ---------------------------------------------------------------------------------
  * Ops and bounce buffers
@@ -224,10 +224,10 @@ void gasnetc_ibv_rma_fini(void) {
 void gasnetc_ibv_rma_say(void) {
     fprintf(stderr,
             "ibv-conduit: rank %u native RMA: %zu put(s) by RDMA WRITE (%zu inline), %zu get(s) by RDMA READ, %zu through "
-            "bounce buffers; %zu atomic(s) by the HCA\n",
+            "bounce buffers; %zu atomic(s) by the HCA; %zu small put(s) and get(s) by AMs (no RC queue pair up yet)\n",
             (unsigned)gasneti_mynode, __atomic_load_n(&n_put, __ATOMIC_RELAXED), __atomic_load_n(&n_inline, __ATOMIC_RELAXED),
             __atomic_load_n(&n_get, __ATOMIC_RELAXED), __atomic_load_n(&n_bounced, __ATOMIC_RELAXED),
-            __atomic_load_n(&n_amo, __ATOMIC_RELAXED));
+            __atomic_load_n(&n_amo, __ATOMIC_RELAXED), __atomic_load_n(&n_by_am, __ATOMIC_RELAXED));
 }
 
 /* ---------------------------------------------------------------------------------
@@ -399,8 +399,28 @@ static int transfer(int write, gex_Rank_t jr, const gasnetc_ibv_rkey_t *k, void 
     return 0;
 }
 
+/* RMA to a peer without an RC QP up (datagrams on): the first RMA_AM_FIRST small ones go
+ * by the AM reference (GASNETC_RMA_BY_AM: datagrams), then the QP is made without
+ * waiting, and they go by AMs until it is up; a bigger one makes the QP and waits. So a
+ * peer that is touched once costs no QP, and one that is busy gets one. */
+#define RMA_AM_FIRST 16
+#define RMA_AM_SMALL 512
+static int rma_by_am(gex_Rank_t jr, size_t n) {
+    if (!gasnetc_ibv_ud_on || n > RMA_AM_SMALL || gasnetc_ibv_rc_up(jr)) return 0;
+    uint8_t *k = &gasnetc_ibv_peers[jr].rma_by_am;
+    if (__atomic_load_n(k, __ATOMIC_RELAXED) < RMA_AM_FIRST) {
+        __atomic_fetch_add(k, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&n_by_am, 1, __ATOMIC_RELAXED);
+        return 1;
+    }
+    if (!gasnetc_ibv_connect_slow(jr, GEX_FLAG_IMMEDIATE)) return 0;
+    __atomic_fetch_add(&n_by_am, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+
 int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, size_t nbytes, gasneti_counter_t *lc,
                 gasneti_counter_t *rc, gex_Flags_t flags) {
+    if (rma_by_am(jr, nbytes)) return GASNETC_RMA_BY_AM;
     if (gasnetc_ibv_connected(jr, flags)) return 1;
     if (gasnetc_ibv_verbose) __atomic_fetch_add(&n_put, 1, __ATOMIC_RELAXED);
     gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
@@ -413,6 +433,7 @@ int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, si
 
 int gasnetc_get(void *dest, gex_Rank_t jr, const void *rkey, void *src, size_t nbytes, gasneti_counter_t *rc,
                 gex_Flags_t flags) {
+    if (rma_by_am(jr, nbytes)) return GASNETC_RMA_BY_AM;
     if (gasnetc_ibv_connected(jr, flags)) return 1;
     if (gasnetc_ibv_verbose) __atomic_fetch_add(&n_get, 1, __ATOMIC_RELAXED);
     return transfer(0, jr, rkey, dest, src, nbytes, NULL, rc, flags);

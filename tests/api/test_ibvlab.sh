@@ -18,7 +18,9 @@
 #   with 2 ranks and PSHM off, test_init and test_amcount with 4 (PSHM pairs, ibv across),
 #   each also checked for the ranks each agent started and for both rxe0 sending and
 #   receiving; kill -9 of the rank on the second guest) or grow (test_stress with 4
-#   processes, PSHM off: the shared receive queue's buffers grew at its limit event);
+#   processes, PSHM off: the shared receive queue's buffers grew at its limit event) or
+#   ud (AMs over the UD queue pair, RC queue pairs made only for the peers that need one;
+#   GASNET_IBV_UD=0: RC only);
 #   LABSH: tests/harness/verbs-lab.sh; LABDIR: where it prepares the guest (kept between
 #   runs); API: the directory of the test programs (both modes built for full).
 # Host side: prepares the lab (exit 77, a skip naming why, when it cannot be made here),
@@ -30,9 +32,9 @@
 # Layer: tests (driver).
 set -u
 if [ "${1:-}" != --guest ]; then
-    [ $# -eq 5 ] || { echo "usage: test_ibvlab.sh short|repeat|full|hosts|grow GASNET_RUN LABSH LABDIR API" >&2; exit 2; }
+    [ $# -eq 5 ] || { echo "usage: test_ibvlab.sh short|repeat|full|hosts|grow|ud GASNET_RUN LABSH LABDIR API" >&2; exit 2; }
     SET=$1 RUN=$2 LABSH=$3 LABDIR=$4 API=$5
-    case "$SET" in short | repeat | full | hosts | grow) ;; *) echo "test_ibvlab.sh: SET is short, repeat, full, hosts or grow, not $SET" >&2; exit 2 ;; esac
+    case "$SET" in short | repeat | full | hosts | grow | ud) ;; *) echo "test_ibvlab.sh: SET is short, repeat, full, hosts, grow or ud, not $SET" >&2; exit 2 ;; esac
     if [ "$SET" = repeat ] && ! grep -q "^#define GASNET_DEBUG 1" "$API/../../gasnet_config.h" 2>/dev/null; then
         echo "test_ibvlab.sh: SKIP: GASNET_IBV_TEST_REPEAT (the repeat set) is compiled into debug builds only (--enable-debug); this is a release build"
         exit 77
@@ -229,9 +231,18 @@ fi
 if [ "$SET" = short ]; then
     # about a minute of jobs: every path of the conduit once, 2 ranks (4 ranks on the
     # guest's 2 emulated CPUs take minutes)
-    for p in test_amcount test_segrma; do nopshm seq 2 $p; done
-    job test_medium-lazy seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_CONNECT_LAZY=0
-    want "lazy \\(on first contact\\)" "the report does not say the connections were lazy"
+    # connections: lazy by default (issue 43), eager for jobs of at most
+    # GASNET_IBV_CONNECT_LAZY ranks
+    job test_amcount-nopshm seq 2 test_amcount GASNET_SUPERNODE_MAXSIZE=1
+    want "^ibv-conduit: device rxe0 port 1 .*RoCE" "the report does not name rxe0 (RoCE)"
+    want "rank 0 datagrams: [1-9][0-9]* AM\\(s\\) sent over UD" "rank 0 sent no AM over UD (ibv_ud.c)"
+    done_job
+    job test_segrma-eager seq 2 test_segrma GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_CONNECT_LAZY=2
+    want "eager \\(at start-up\\)" "GASNET_IBV_CONNECT_LAZY=2: the report does not say the connections were eager"
+    want "native RMA: [1-9][0-9]* put\\(s\\) by RDMA WRITE.*[1-9][0-9]* get\\(s\\) by RDMA READ" "no native RMA reported"
+    done_job
+    job test_medium-lazy seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1
+    want "lazy \\(on first contact\\)" "the report does not say the connections were lazy (the default)"
     want "big Mediums: ([1-9][0-9]* sent|[0-9]+ sent, [1-9][0-9]* read)" "no big Medium sent or read"
     done_job
 elif [ "$SET" = grow ]; then
@@ -241,11 +252,42 @@ elif [ "$SET" = grow ]; then
     # left waiting for a CPU fall behind: rank 0's report must show its SRQ grew at the
     # limit event (S < R <= M, E > 0)
     job test_stress-grow seq 4 test_stress GASNET_SUPERNODE_MAXSIZE=1 -- 1000
+    want "receive buffers posted, up to [0-9]* under load \\(the SRQ resized with them\\)" "the report does not say the SRQ is resized with the buffers (rxe can)"
     line=$(echo "$out" | grep '^ibv-conduit: rank 0 receive buffers: ' | tail -n 1)
     read -r R S M E P <<< "$(echo "$line" | sed -n 's/.*buffers: \([0-9]*\) of [0-9]* bytes (started with \([0-9]*\), at most \([0-9]*\)); grew \([0-9]*\) time(s) at the SRQ.s limit event, \([0-9]*\) found.*/\1 \2 \3 \4 \5/p')" # (no /dev/fd in the guest)
     [ -n "$jwhy" ] || [ "$jst" -ne 0 ] || { [ -n "${R:-}" ] && [ "$S" -lt "$R" ] && [ "$R" -le "$M" ] && [ "$E" -gt 0 ]; } ||
         jwhy="rank 0's receive buffers did not grow at the SRQ's limit event (S < R <= M, E > 0): ${line:-no report}"
     [ -n "$jwhy" ] || echo "test_ibvlab.sh: rank 0's receive buffers: $S -> $R of at most $M (grew $E time(s) at the limit event, $P by the poll's count)"
+    done_job
+elif [ "$SET" = ud ]; then
+    # AMs over the UD queue pair, RC queue pairs only for the peers that need one (issue
+    # 43, ibv_ud.c): tests/perf/bench_mem with 4 ranks (each sends every other a 256-byte
+    # Medium answered by a Short, puts and gets 8 bytes, all checked; it prints MEM lines,
+    # no PASS): rank 0's datagrams went to all 3 peers, its small puts and gets by AMs, no
+    # RC queue pair was made; test_medium with 2 ranks: its big Mediums need one (made for
+    # 1 of 1 peer), its small AMs went by datagrams before it
+    rcs='RC queue pairs made for \([0-9]*\) of \([0-9]*\) peer'
+    start=$(date +%s)
+    out=$(env GASNET_VERBOSEENV=1 GASNET_SUPERNODE_MAXSIZE=1 "$RUN" -c ibv -n 4 -t $T "$API/../perf/bench_mem_ibv" 2>&1)
+    jst=$? jwhy="" jlabel="bench_mem-ud [seq, 4 ranks]"
+    secs=$(($(date +%s) - start))
+    want "^MEM ibv 4 contact " "bench_mem reported no contact figure"
+    want "rank 0 datagrams: [1-9][0-9]* AM\\(s\\) sent over UD to 3 peer" "rank 0 did not send AMs over UD to its 3 peers"
+    want "[1-9][0-9]* small put\\(s\\) and get\\(s\\) by AMs" "no small put or get went by AMs"
+    line=$(echo "$out" | grep "rank 0 datagrams: " | tail -n 1)
+    [ -n "$jwhy" ] || [ "$jst" -ne 0 ] || [ "$(echo "$line" | sed -n "s/.*$rcs.*/\1 \2/p")" = "0 3" ] ||
+        jwhy="one small AM, put and get to each peer, but rank 0 made RC queue pairs (want 0 of 3): ${line:-no report}"
+    done_job
+    job test_medium-ud seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1
+    want "rank 0 datagrams: [1-9][0-9]* AM\\(s\\) sent over UD to 1 peer" "rank 0 sent no AM over UD"
+    want "big Mediums: ([1-9][0-9]* sent|[0-9]+ sent, [1-9][0-9]* read)" "no big Medium sent or read"
+    line=$(echo "$out" | grep "rank 0 datagrams: " | tail -n 1)
+    [ -n "$jwhy" ] || [ "$jst" -ne 0 ] || [ "$(echo "$line" | sed -n "s/.*$rcs.*/\1 \2/p")" = "1 1" ] ||
+        jwhy="big Mediums need an RC queue pair, but rank 0 did not make one (want 1 of 1): ${line:-no report}"
+    done_job
+    # GASNET_IBV_UD=0: every AM over RC, as before
+    job test_amcount-rconly seq 2 test_amcount GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_UD=0
+    want "rank 0 datagrams off \\(GASNET_IBV_UD=0\\)" "GASNET_IBV_UD=0: the report does not say datagrams were off"
     done_job
 elif [ "$SET" = repeat ]; then
     # a verbs stack that delivers a SEND twice (every 7th inline SEND posted twice): each

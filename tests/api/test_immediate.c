@@ -116,7 +116,14 @@ int main(int argc, char **argv) {
         /* unless the conduit reaches it by RDMA, without its help (ofi: GASNET_OFI_RMA=0
          * turns that off; the test assumes a provider with FI_RMA) */
         const char *nr = getenv("GASNET_" GASNETC_NAME_UPPER "_RMA");
-        const int native = !(nr && (nr[0] == '0' || nr[0] == 'n' || nr[0] == 'N'));
+        int native = !(nr && (nr[0] == '0' || nr[0] == 'n' || nr[0] == 'N'));
+#  if GASNET_CONDUIT_IBV
+        /* ibv with datagrams (GASNET_IBV_UD, the default): a small put or get to a peer
+         * without an RC queue pair goes by AMs, and that queue pair cannot be made while
+         * the target does not poll (docs/ibv-conduit.md, "Scale: datagrams for AMs") */
+        const char *ud = getenv("GASNET_IBV_UD");
+        if (!(ud && (ud[0] == '0' || ud[0] == 'n' || ud[0] == 'N'))) native = 0;
+#  endif
 #else
         const int native = 0;
 #endif
