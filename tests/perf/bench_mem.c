@@ -4,10 +4,17 @@
  * derives the per-peer slope and the fixed part. Layer: tests (client code; the public API
  * and /proc/self/smaps only).
  *
- * What is counted ("private"): the sum of Private_Clean + Private_Dirty over the mappings
- * of /proc/self/smaps, except those that overlap the segment (its pages are the client's,
- * whatever the conduit). Pages mapped by another process too (shared libraries' text, a
- * shared-memory object another rank maps) are Shared_* there, so not counted.
+ * What is counted ("private"): the sum of Private_Dirty over the mappings of
+ * /proc/self/smaps, except those that overlap the segment (its pages are the client's,
+ * whatever the conduit): the pages this process wrote and no other maps (heap, stacks,
+ * anonymous mappings, its copies of libraries' data). Pages mapped by another process too
+ * (a shared-memory object another rank maps) are Shared_* there, so not counted. Not
+ * counted either: Private_Clean, file pages (libraries' text) that no other process
+ * happens to map at the moment of the reading. Which those are depends on the timing of
+ * the job's start and on which code paths only one rank ran: in a 2-process job they came
+ * to 0-230 KiB more on the mean from run to run (ofi, 2026-11-27), which moved the
+ * per-peer slope between the 2- and the 16-process job by up to 15 KiB.
+ * BENCH_MEM_CLEAN=1 counts them too (the figures of docs/memory.md before 2026-11-27).
  * Three readings on every rank:
  *   before   at the start of main, before gex_Client_Init (the program and its libraries)
  *   init     after gex_Client_Init, gex_Segment_Attach and a barrier
@@ -55,7 +62,7 @@ static long private_kib(uintptr_t skip, uintptr_t skip_len, int dump) {
     if (!f) return -1;
     static char line[512], head[512];
     long total = 0, here = 0;
-    int skipping = 0;
+    int skipping = 0, clean_too = getenv("BENCH_MEM_CLEAN") != NULL;
     for (int more = 1; more;) {
         more = fgets(line, sizeof(line), f) != NULL;
         unsigned long lo, hi, kib;
@@ -68,7 +75,7 @@ static long private_kib(uintptr_t skip, uintptr_t skip_len, int dump) {
             continue;
         }
         if (!skipping && sscanf(line, "%31[A-Za-z_]: %lu kB", name, &kib) == 2 &&
-            (!strcmp(name, "Private_Clean") || !strcmp(name, "Private_Dirty")))
+            ((clean_too && !strcmp(name, "Private_Clean")) || !strcmp(name, "Private_Dirty")))
             total += (long)kib, here += (long)kib;
     }
     fclose(f);
