@@ -88,8 +88,9 @@ typedef struct arrived_s {
 #define BATCH 16
 typedef struct {
     unsigned n;
+    int recs; /* some entry is a record (then the delivery looks at each one's a) */
     struct {
-        arrived_t *a; /* a record, or NULL: the message is msg[i] */
+        arrived_t *a; /* a record; unset while !recs: the message is msg[i] */
         uint32_t len;
         int is_req;
     } e[BATCH];
@@ -161,6 +162,7 @@ static void ready(arrived_t *a) {
     }
     batch_t *b = cur_batch;
     if (b && b->n < BATCH) {
+        b->recs = 1;
         b->e[b->n].a = a;
         b->e[b->n].len = (uint32_t)a->len;
         b->e[b->n++].is_req = a->is_req;
@@ -171,6 +173,17 @@ static void ready(arrived_t *a) {
     else
         head = a;
     tail = a;
+}
+
+/* a checked message of len bytes (at least 16: PRE and a header) and at most COPY_MAX,
+ * copied in 16-byte moves, the last one overlapping: inline, where memcpy's call cost
+ * some 30 instructions per message (issue 45) */
+_Static_assert(PRE + sizeof(gasneti_wire_hdr_t) >= 16, "a checked message has 16 bytes");
+GASNETI_ALWAYS_INLINE void copy_small(uint8_t *to, const uint8_t *from, size_t len) {
+    gasneti_assert(len >= 16 && len <= COPY_MAX);
+    for (size_t at = 0; at + 16 < len; at += 16)
+        memcpy(to + at, from + at, 16);
+    memcpy(to + len - 16, from + len - 16, 16);
 }
 
 /* a message from a peer, len bytes: checked; the credits it returns and the one we owe.
@@ -257,8 +270,7 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     batch_t *b = cur_batch;
     if (len <= COPY_MAX && GASNETI_LIKELY(b && b->n < BATCH)) {
         unsigned i = b->n++;
-        memcpy(b->msg[i], msg, len);
-        b->e[i].a = NULL;
+        copy_small((uint8_t *)b->msg[i], msg, len);
         b->e[i].len = (uint32_t)len;
         b->e[i].is_req = is_req;
         return UCS_OK;
@@ -573,32 +585,37 @@ static void put_list(arrived_t *a) {
         arrived_put(a);
     }
 }
-/* runs what a poll took: records kept before its progress (early), its batch, records
- * kept during it (late); then gives the records back. Out of line: an empty poll stays
- * short (issue 45) */
-GASNETI_NOINLINE static int deliver(batch_t *b, arrived_t *early, arrived_t *late, int nested) {
-    int n = deliver_list(early), recs = early || late;
+/* runs what a poll took, when some of it is records: those kept before its progress
+ * (early), its batch, those kept during it (late); then gives the records back */
+GASNETI_NOINLINE static int deliver_recs(batch_t *b, arrived_t *early, arrived_t *late, int nested) {
+    int n = deliver_list(early);
     for (unsigned i = 0; i < b->n; i++) {
-        const uint8_t *msg = b->e[i].a ? b->e[i].a->msg : (const uint8_t *)b->msg[i];
-        recs |= b->e[i].a != NULL;
+        const uint8_t *msg = b->recs && b->e[i].a ? b->e[i].a->msg : (const uint8_t *)b->msg[i];
         deliver_one(msg, b->e[i].len, b->e[i].is_req);
     }
     n += (int)b->n + deliver_list(late);
-    if (recs) {
-        UCX_LOCK();
-        put_list(early);
-        for (unsigned i = 0; i < b->n; i++)
-            if (b->e[i].a) arrived_put(b->e[i].a);
-        put_list(late);
-        UCX_UNLOCK();
-    }
+    UCX_LOCK();
+    put_list(early);
+    for (unsigned i = 0; b->recs && i < b->n; i++)
+        if (b->e[i].a) arrived_put(b->e[i].a);
+    put_list(late);
+    UCX_UNLOCK();
     return n + gasneti_defer_run(nested, PRE);
+}
+/* the common case: a batch of copies only. Out of line (an empty poll stays short), and
+ * apart from deliver_recs, so that it holds one copy of the dispatch (issue 45) */
+GASNETI_NOINLINE static int deliver(batch_t *b, int nested) {
+    unsigned n = b->n;
+    for (unsigned i = 0; i < n; i++)
+        deliver_one((const uint8_t *)b->msg[i], b->e[i].len, b->e[i].is_req);
+    return (int)n + gasneti_defer_run(nested, PRE);
 }
 
 GASNETI_ALWAYS_INLINE int ucx_poll(int nested) {
     if (!__atomic_load_n(&gasnetc_ucx_up, __ATOMIC_ACQUIRE)) return 0;
     batch_t b;
     b.n = 0;
+    b.recs = 0;
     UCX_LOCK();
     cur_nested = nested;
     __atomic_store_n(&poll_epoch, poll_epoch + 1 ? poll_epoch + 1 : 1, __ATOMIC_RELAXED);
@@ -612,8 +629,9 @@ GASNETI_ALWAYS_INLINE int ucx_poll(int nested) {
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     UCX_UNLOCK();
     if (GASNETI_UNLIKELY(gasnetc_ucx_ep_failed)) gasnetc_ucx_report_ep_failure();
-    if (!b.n && !early && !late) return gasneti_defer_run(nested, PRE);
-    return deliver(&b, early, late, nested);
+    if (GASNETI_UNLIKELY(early || late || b.recs)) return deliver_recs(&b, early, late, nested);
+    if (!b.n) return gasneti_defer_run(nested, PRE);
+    return deliver(&b, nested);
 }
 
 int gasnetc_poll(void) { return ucx_poll(gasneti_net_nested()); }
