@@ -106,9 +106,12 @@ static int cur_nested;                        /* the poll calling progress: requ
 static size_t long_min;
 static int imm_ok = 1; /* UCX completes sends at once when it can (FORCE_IMM_CMPL) */
 /* A peer UCX refused a send to at once (FORCE_IMM_CMPL), in this process's current poll
- * epoch (polls count them): gasnetc_am_would_block then says so too, until the next poll
- * (which may have drained what held it) or a send to it that UCX takes. */
+ * epoch: gasnetc_am_would_block then says so too, until the next poll (which may have
+ * drained what held it) or a send to it that UCX takes. A poll starts a new epoch when
+ * one was recorded in the current one (refused_new): otherwise no refused_at is the
+ * current epoch's, and neither the poll nor a send UCX takes need touch them (issue 45). */
 static unsigned poll_epoch = 1, *refused_at;
+static int refused_new; /* (lock held) */
 /* the longest message UCX has completed at once: one no longer than it that UCX refuses
  * is refused for want of room (its short protocol takes it otherwise); a longer one may
  * be beyond that protocol, and goes by a send slot (lock held) */
@@ -351,14 +354,17 @@ static inline ucs_status_ptr_t am_send(gex_Rank_t r, int is_req, const void *hdr
 
 /* send_now's other outcomes: a request, or a refusal, or an error */
 static int send_not_now(gex_Rank_t r, int is_req, ucs_status_ptr_t s);
+/* the parameters of a send UCX is to complete at once (the same as am_send's, made once) */
+static const ucp_request_param_t imm_param = {.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL |
+                                                              UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+                                              .memory_type = UCS_MEMORY_TYPE_HOST};
 /* lock held: a message UCX completes at once or refuses (UCS_ERR_NO_RESOURCE: 1) */
 GASNETI_ALWAYS_INLINE int send_now(gex_Rank_t r, int is_req, const void *msg, size_t len) {
     if (GASNETI_UNLIKELY(!imm_ok)) return 1;
-    ucp_request_param_t p;
-    p.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    ucs_status_ptr_t s = am_send(r, is_req, NULL, 0, msg, len, &p);
+    unsigned id = (is_req ? AM_REQ : AM_REP) + (len > COPY_MAX ? AM_REQ_KEPT : 0);
+    ucs_status_ptr_t s = ucp_am_send_nbx(gasnetc_ucx_ep[r], id, NULL, 0, msg, len, &imm_param);
     if (GASNETI_LIKELY(s == NULL)) {
-        if (GASNETI_UNLIKELY(refused_at[r])) __atomic_store_n(&refused_at[r], 0, __ATOMIC_RELAXED);
+        if (GASNETI_UNLIKELY(refused_new) && refused_at[r]) __atomic_store_n(&refused_at[r], 0, __ATOMIC_RELAXED);
         if (GASNETI_UNLIKELY(len > imm_max)) imm_max = len;
         return 0;
     }
@@ -375,6 +381,7 @@ GASNETI_NOINLINE static int send_not_now(gex_Rank_t r, int is_req, ucs_status_pt
     ucs_status_t st = UCS_PTR_STATUS(s);
     if (st == UCS_ERR_NO_RESOURCE) {
         __atomic_store_n(&refused_at[r], __atomic_load_n(&poll_epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+        refused_new = 1;
         return 1;
     }
     if (st == UCS_ERR_UNSUPPORTED) { /* a UCX without it: every message from a slot */
@@ -455,8 +462,10 @@ static int send_by_slot(const gasneti_am_msg_t *m, const uint8_t *src, uint32_t 
         len = build(buf, m, 0);
     UCX_LOCK();
     gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, m->jobrank));
-    if (send_slot(m->jobrank, m->is_req, i, len) && (m->flags & GEX_FLAG_IMMEDIATE)) /* UCX keeps it: */
-        __atomic_store_n(&refused_at[m->jobrank], poll_epoch, __ATOMIC_RELAXED);     /* the next IMMEDIATE waits */
+    if (send_slot(m->jobrank, m->is_req, i, len) && (m->flags & GEX_FLAG_IMMEDIATE)) { /* UCX keeps it: */
+        __atomic_store_n(&refused_at[m->jobrank], poll_epoch, __ATOMIC_RELAXED);       /* the next IMMEDIATE waits */
+        refused_new = 1;
+    }
     gasneti_credit_sent(&cr, m->jobrank, 0);
     if (gasnetc_ucx_verbose) n_slot++;
     UCX_UNLOCK();
@@ -508,7 +517,8 @@ static int try_inline(void *arg) {
     return 1;
 }
 
-int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+/* every message but a Short that goes at once (gasnetc_am_send) */
+GASNETI_NOINLINE static int send_other(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     if (m->category == GASNETI_AM_LONG) {
         if (long_apart(m)) return send_apart(m, lc);
         if (gasnetc_ucx_verbose) __atomic_fetch_add(&n_long_inside, 1, __ATOMIC_RELAXED);
@@ -532,6 +542,44 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         return GASNETI_AM_WOULD_BLOCK;
     }
     if (lc) gasneti_counter_done(lc); /* copied (or sent): the source may be reused */
+    return GASNET_OK;
+}
+
+/* a Short UCX refused at once (lock not held): as gasnetc_am_send's general path does */
+GASNETI_NOINLINE static int short_refused(const gasneti_am_msg_t *m, const uint8_t *buf, uint32_t len,
+                                          gasneti_counter_t *lc) {
+    if (((m->flags & GEX_FLAG_IMMEDIATE) && len <= imm_max) || send_by_slot(m, buf, len))
+        return GASNETI_AM_WOULD_BLOCK;
+    if (lc) gasneti_counter_done(lc);
+    return GASNET_OK;
+}
+
+/* A Short (at most SHORT_MAX bytes) built on the stack and offered to UCX at once, in a
+ * function that keeps only what that needs (issue 45). One without a credit yet goes the
+ * general way (send_other: waits, or refuses an IMMEDIATE one), one UCX refuses as there
+ * (short_refused). */
+#define SHORT_MAX (PRE + 8 + 4 * GASNETI_MAX_ARGS)
+_Static_assert(SHORT_MAX % 8 == 0 && SHORT_MAX <= INLINE_MAX && SHORT_MAX <= COPY_MAX, "a Short is small");
+int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    if (GASNETI_UNLIKELY(m->category != GASNETI_AM_SHORT || m->nargs > GASNETI_MAX_ARGS || lc))
+        return send_other(m, lc); /* (the core gives a Short no lc) */
+    uint64_t buf[SHORT_MAX / 8];
+    uint32_t len = build_small((uint8_t *)buf, m);
+    gex_Rank_t r = m->jobrank;
+    int is_req = m->is_req;
+    UCX_LOCK();
+    if (GASNETI_UNLIKELY(!gasneti_credit_ok(&cr, r, is_req))) {
+        UCX_UNLOCK();
+        return send_other(m, lc);
+    }
+    gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, r));
+    if (GASNETI_UNLIKELY(send_now(r, is_req, buf, len))) {
+        UCX_UNLOCK();
+        return short_refused(m, (const uint8_t *)buf, len, NULL);
+    }
+    gasneti_credit_sent(&cr, r, is_req);
+    if (gasnetc_ucx_verbose) n_inline++;
+    UCX_UNLOCK();
     return GASNET_OK;
 }
 
@@ -637,7 +685,10 @@ GASNETI_ALWAYS_INLINE int ucx_poll(int nested) {
     b.recs = 0;
     UCX_LOCK();
     cur_nested = nested;
-    __atomic_store_n(&poll_epoch, poll_epoch + 1 ? poll_epoch + 1 : 1, __ATOMIC_RELAXED);
+    if (GASNETI_UNLIKELY(refused_new)) {
+        refused_new = 0;
+        __atomic_store_n(&poll_epoch, poll_epoch + 1 ? poll_epoch + 1 : 1, __ATOMIC_RELAXED);
+    }
     arrived_t *early = head, *late;
     head = tail = NULL;
     cur_batch = &b;
