@@ -88,9 +88,9 @@ typedef struct arrived_s {
 #define BATCH 16
 typedef struct {
     unsigned n;
-    int recs; /* some entry is a record (then the delivery looks at each one's a) */
+    int recs; /* some entry is a record (the delivery needs look at the a's only then) */
     struct {
-        arrived_t *a; /* a record; unset while !recs: the message is msg[i] */
+        arrived_t *a; /* a record, or NULL: the message is msg[i] */
         uint32_t len;
         int is_req;
     } e[BATCH];
@@ -273,6 +273,7 @@ GASNETI_NOINLINE static ucs_status_t arrived_other(int is_req, const void *heade
     if (len <= COPY_MAX && GASNETI_LIKELY(b && b->n < BATCH)) {
         unsigned i = b->n++;
         copy_small((uint8_t *)b->msg[i], msg, len);
+        b->e[i].a = NULL;
         b->e[i].len = (uint32_t)len;
         b->e[i].is_req = is_req;
         return UCS_OK;
@@ -313,6 +314,7 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     gasneti_credit_arrived(&cr, msg_src(msg), GASNETI_WIRE_HDR(msg, PRE)->credits, is_req);
     unsigned i = b->n++;
     copy_small((uint8_t *)b->msg[i], msg, len);
+    b->e[i].a = NULL;
     b->e[i].len = (uint32_t)len;
     b->e[i].is_req = is_req;
     return UCS_OK;
@@ -657,13 +659,13 @@ static void put_list(arrived_t *a) {
 GASNETI_NOINLINE static int deliver_recs(batch_t *b, arrived_t *early, arrived_t *late, int nested) {
     int n = deliver_list(early);
     for (unsigned i = 0; i < b->n; i++) {
-        const uint8_t *msg = b->recs && b->e[i].a ? b->e[i].a->msg : (const uint8_t *)b->msg[i];
+        const uint8_t *msg = b->e[i].a ? b->e[i].a->msg : (const uint8_t *)b->msg[i];
         deliver_one(msg, b->e[i].len, b->e[i].is_req);
     }
     n += (int)b->n + deliver_list(late);
     UCX_LOCK();
     put_list(early);
-    for (unsigned i = 0; b->recs && i < b->n; i++)
+    for (unsigned i = 0; i < b->n; i++)
         if (b->e[i].a) arrived_put(b->e[i].a);
     put_list(late);
     UCX_UNLOCK();
