@@ -333,7 +333,13 @@ unsigned gasneti_idle_polls_before_yield = 1024;
  * that finding work resets both with one store. */
 static GASNETI_THREADLOCAL uint64_t idle_polls;
 
-void gasneti_poll_backoff(int n) {
+/* the CPU given up after a run of empty polls (out of line: a poll stays short) */
+GASNETI_NOINLINE GASNETI_COLD static void poll_yield(void) {
+    idle_polls = ((idle_polls >> 32) + 1) << 32;
+    gasneti_watchdog_idle((unsigned)(idle_polls >> 32));
+    sched_yield();
+}
+GASNETI_ALWAYS_INLINE void poll_backoff(int n) {
     if (GASNETI_UNLIKELY(gasneti_dump_pending)) gasneti_dump_service();
     if (n) {
         idle_polls = 0;
@@ -342,19 +348,21 @@ void gasneti_poll_backoff(int n) {
         gasneti_spin_hint();
 #endif
     } else {
-        idle_polls = ((idle_polls >> 32) + 1) << 32;
-        gasneti_watchdog_idle((unsigned)(idle_polls >> 32));
-        sched_yield();
+        poll_yield();
     }
 }
+void gasneti_poll_backoff(int n) { poll_backoff(n); }
 
+/* The back-off inline, and no call of gasneti_pshm_poll for a network conduit's process
+ * alone in its neighborhood (PSHM off: nothing arrives there): about 20 instructions
+ * fewer per poll there (issue 45, docs/ucx-conduit.md); the same or fewer elsewhere. */
 int gasneti_AMPoll(void) {
     GASNETI_CHECK_NOT_IN_HANDLER("gasnet_AMPoll");
-    int n = gasneti_pshm_poll(0);
+    int n = !GASNETC_NBRHD_ONLY && gasneti_nbrhd_size == 1 ? 0 : gasneti_pshm_poll(0);
     if (!GASNETC_NBRHD_ONLY) n += gasnetc_poll();
     if (__atomic_load_n(&gasneti_progress_needed, __ATOMIC_RELAXED) && gasneti_layer->progress)
         gasneti_layer->progress();
-    gasneti_poll_backoff(n);
+    poll_backoff(n);
     return GASNET_OK;
 }
 
@@ -376,7 +384,7 @@ static void wait_room(int is_req) {
     }
     int n = gasneti_poll_replies();
     if (!GASNETC_NBRHD_ONLY) n += gasnetc_poll();
-    gasneti_poll_backoff(n);
+    poll_backoff(n);
 }
 /* marked as waits (gasneti_watchdog.h): the state dump says what this thread waits for */
 void gasneti_wait_for_room(int is_req) {

@@ -144,11 +144,16 @@ GASNETI_ALWAYS_INLINE uint32_t gasneti_wire_credit_msg(uint8_t *buf, size_t pre,
  * network anyone can send to: udp). A handler index nobody registered is not checked:
  * delivery makes it fatal, naming the sender (gasneti_deliver.h). */
 GASNETI_NOINLINE static const char *gasneti_wire_check_any(const uint8_t *msg, size_t pre, size_t len, int target);
+/* Is it a plain Short (no padding, no flags: the commonest message), well formed? A few
+ * comparisons, inline (a conduit may take such a message on a path of its own). */
+GASNETI_ALWAYS_INLINE int gasneti_wire_plain_short(const uint8_t *msg, size_t pre, size_t len) {
+    const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);
+    return len >= pre + sizeof(*h) && h->category == GASNETI_AM_SHORT && h->flags == 0 &&
+           h->nargs <= GASNETI_MAX_ARGS && len == pre + sizeof(*h) + 4u * h->nargs;
+}
 GASNETI_ALWAYS_INLINE const char *gasneti_wire_check(const uint8_t *msg, size_t pre, size_t len, int target) {
     const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);
-    /* a Short without padding (the commonest message), inline in a few comparisons */
-    if (len >= pre + sizeof(*h) && h->category == GASNETI_AM_SHORT && h->flags == 0 &&
-        h->nargs <= GASNETI_MAX_ARGS && len == pre + sizeof(*h) + 4u * h->nargs)
+    if (gasneti_wire_plain_short(msg, pre, len))
         return target ? gasneti_am_check_target(h->dst_ep, GASNETI_AM_SHORT, 0, 0) : NULL;
     return gasneti_wire_check_any(msg, pre, len, target);
 }

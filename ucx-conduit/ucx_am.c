@@ -88,6 +88,7 @@ typedef struct arrived_s {
 #define BATCH 16
 typedef struct {
     unsigned n;
+    int recs; /* some entry is a record (the delivery needs look at the a's only then) */
     struct {
         arrived_t *a; /* a record, or NULL: the message is msg[i] */
         uint32_t len;
@@ -105,9 +106,12 @@ static int cur_nested;                        /* the poll calling progress: requ
 static size_t long_min;
 static int imm_ok = 1; /* UCX completes sends at once when it can (FORCE_IMM_CMPL) */
 /* A peer UCX refused a send to at once (FORCE_IMM_CMPL), in this process's current poll
- * epoch (polls count them): gasnetc_am_would_block then says so too, until the next poll
- * (which may have drained what held it) or a send to it that UCX takes. */
+ * epoch: gasnetc_am_would_block then says so too, until the next poll (which may have
+ * drained what held it) or a send to it that UCX takes. A poll starts a new epoch when
+ * one was recorded in the current one (refused_new): otherwise no refused_at is the
+ * current epoch's, and neither the poll nor a send UCX takes need touch them (issue 45). */
 static unsigned poll_epoch = 1, *refused_at;
+static int refused_new; /* (lock held) */
 /* the longest message UCX has completed at once: one no longer than it that UCX refuses
  * is refused for want of room (its short protocol takes it otherwise); a longer one may
  * be beyond that protocol, and goes by a send slot (lock held) */
@@ -161,6 +165,7 @@ static void ready(arrived_t *a) {
     }
     batch_t *b = cur_batch;
     if (b && b->n < BATCH) {
+        b->recs = 1;
         b->e[b->n].a = a;
         b->e[b->n].len = (uint32_t)a->len;
         b->e[b->n++].is_req = a->is_req;
@@ -171,6 +176,17 @@ static void ready(arrived_t *a) {
     else
         head = a;
     tail = a;
+}
+
+/* a checked message of len bytes (at least 16: PRE and a header) and at most COPY_MAX,
+ * copied in 16-byte moves, the last one overlapping: inline, where memcpy's call cost
+ * some 30 instructions per message (issue 45) */
+_Static_assert(PRE + sizeof(gasneti_wire_hdr_t) >= 16, "a checked message has 16 bytes");
+GASNETI_ALWAYS_INLINE void copy_small(uint8_t *to, const uint8_t *from, size_t len) {
+    gasneti_assert(len >= 16 && len <= COPY_MAX);
+    for (size_t at = 0; at + 16 < len; at += 16)
+        memcpy(to + at, from + at, 16);
+    memcpy(to + len - 16, from + len - 16, 16);
 }
 
 /* a message from a peer, len bytes: checked; the credits it returns and the one we owe.
@@ -238,10 +254,9 @@ static ucs_status_t arrived_apart(int is_req, const uint8_t *header, size_t hlen
     return UCS_OK;
 }
 
-/* UCX's AM handler for both ids (arg: non-NULL for requests) */
-static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void *data, size_t len,
-                               const ucp_am_recv_param_t *p) {
-    int is_req = arg != NULL;
+/* every arrival but a plain Short for the poll's batch (am_arrived) */
+GASNETI_NOINLINE static ucs_status_t arrived_other(int is_req, const void *header, size_t hlen, void *data, size_t len,
+                                                   const ucp_am_recv_param_t *p) {
     if (hlen) return arrived_apart(is_req, header, hlen, data, len, p);
     if (p->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) { /* a whole message by rendezvous: into a buffer */
         if (len > MSG_MAX) gasneti_wire_bad("longer than any message", GEX_RANK_INVALID);
@@ -257,7 +272,7 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     batch_t *b = cur_batch;
     if (len <= COPY_MAX && GASNETI_LIKELY(b && b->n < BATCH)) {
         unsigned i = b->n++;
-        memcpy(b->msg[i], msg, len);
+        copy_small((uint8_t *)b->msg[i], msg, len);
         b->e[i].a = NULL;
         b->e[i].len = (uint32_t)len;
         b->e[i].is_req = is_req;
@@ -265,7 +280,7 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     }
     arrived_t *a = arrived_get(is_req);
     a->len = len;
-    if (len <= COPY_MAX) {
+    if (len <= COPY_MAX) { /* outside a poll, or past BATCH */
         memcpy(a->hdr, msg, len);
         a->msg = (const uint8_t *)a->hdr;
         ready(a);
@@ -281,6 +296,27 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     memcpy(a->buf, msg, len);
     a->msg = a->buf;
     ready(a);
+    return UCS_OK;
+}
+
+/* UCX's AM handler for every id (arg: non-NULL for requests). A plain Short arriving in a
+ * poll with room in its batch, which it may run, is checked, accounted and copied there
+ * by a function without calls, which saves no registers (issue 45); every other
+ * arrival goes to arrived_other. */
+static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void *data, size_t len,
+                               const ucp_am_recv_param_t *p) {
+    int is_req = arg != NULL;
+    batch_t *b = cur_batch;
+    const uint8_t *msg = data;
+    if (GASNETI_UNLIKELY(hlen || (p->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || !b || b->n >= BATCH ||
+                         (is_req && cur_nested) || !gasneti_wire_plain_short(msg, PRE, len)))
+        return arrived_other(is_req, header, hlen, data, len, p);
+    gasneti_credit_arrived(&cr, msg_src(msg), GASNETI_WIRE_HDR(msg, PRE)->credits, is_req);
+    unsigned i = b->n++;
+    copy_small((uint8_t *)b->msg[i], msg, len);
+    b->e[i].a = NULL;
+    b->e[i].len = (uint32_t)len;
+    b->e[i].is_req = is_req;
     return UCS_OK;
 }
 
@@ -320,14 +356,17 @@ static inline ucs_status_ptr_t am_send(gex_Rank_t r, int is_req, const void *hdr
 
 /* send_now's other outcomes: a request, or a refusal, or an error */
 static int send_not_now(gex_Rank_t r, int is_req, ucs_status_ptr_t s);
+/* the parameters of a send UCX is to complete at once (the same as am_send's, made once) */
+static const ucp_request_param_t imm_param = {.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL |
+                                                              UCP_OP_ATTR_FIELD_MEMORY_TYPE,
+                                              .memory_type = UCS_MEMORY_TYPE_HOST};
 /* lock held: a message UCX completes at once or refuses (UCS_ERR_NO_RESOURCE: 1) */
 GASNETI_ALWAYS_INLINE int send_now(gex_Rank_t r, int is_req, const void *msg, size_t len) {
     if (GASNETI_UNLIKELY(!imm_ok)) return 1;
-    ucp_request_param_t p;
-    p.op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
-    ucs_status_ptr_t s = am_send(r, is_req, NULL, 0, msg, len, &p);
+    unsigned id = (is_req ? AM_REQ : AM_REP) + (len > COPY_MAX ? AM_REQ_KEPT : 0);
+    ucs_status_ptr_t s = ucp_am_send_nbx(gasnetc_ucx_ep[r], id, NULL, 0, msg, len, &imm_param);
     if (GASNETI_LIKELY(s == NULL)) {
-        if (GASNETI_UNLIKELY(refused_at[r])) __atomic_store_n(&refused_at[r], 0, __ATOMIC_RELAXED);
+        if (GASNETI_UNLIKELY(refused_new) && refused_at[r]) __atomic_store_n(&refused_at[r], 0, __ATOMIC_RELAXED);
         if (GASNETI_UNLIKELY(len > imm_max)) imm_max = len;
         return 0;
     }
@@ -344,6 +383,7 @@ GASNETI_NOINLINE static int send_not_now(gex_Rank_t r, int is_req, ucs_status_pt
     ucs_status_t st = UCS_PTR_STATUS(s);
     if (st == UCS_ERR_NO_RESOURCE) {
         __atomic_store_n(&refused_at[r], __atomic_load_n(&poll_epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+        refused_new = 1;
         return 1;
     }
     if (st == UCS_ERR_UNSUPPORTED) { /* a UCX without it: every message from a slot */
@@ -424,8 +464,10 @@ static int send_by_slot(const gasneti_am_msg_t *m, const uint8_t *src, uint32_t 
         len = build(buf, m, 0);
     UCX_LOCK();
     gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, m->jobrank));
-    if (send_slot(m->jobrank, m->is_req, i, len) && (m->flags & GEX_FLAG_IMMEDIATE)) /* UCX keeps it: */
-        __atomic_store_n(&refused_at[m->jobrank], poll_epoch, __ATOMIC_RELAXED);     /* the next IMMEDIATE waits */
+    if (send_slot(m->jobrank, m->is_req, i, len) && (m->flags & GEX_FLAG_IMMEDIATE)) { /* UCX keeps it: */
+        __atomic_store_n(&refused_at[m->jobrank], poll_epoch, __ATOMIC_RELAXED);       /* the next IMMEDIATE waits */
+        refused_new = 1;
+    }
     gasneti_credit_sent(&cr, m->jobrank, 0);
     if (gasnetc_ucx_verbose) n_slot++;
     UCX_UNLOCK();
@@ -477,7 +519,8 @@ static int try_inline(void *arg) {
     return 1;
 }
 
-int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+/* every message but a Short that goes at once (gasnetc_am_send) */
+GASNETI_NOINLINE static int send_other(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     if (m->category == GASNETI_AM_LONG) {
         if (long_apart(m)) return send_apart(m, lc);
         if (gasnetc_ucx_verbose) __atomic_fetch_add(&n_long_inside, 1, __ATOMIC_RELAXED);
@@ -501,6 +544,44 @@ int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
         return GASNETI_AM_WOULD_BLOCK;
     }
     if (lc) gasneti_counter_done(lc); /* copied (or sent): the source may be reused */
+    return GASNET_OK;
+}
+
+/* a Short UCX refused at once (lock not held): as gasnetc_am_send's general path does */
+GASNETI_NOINLINE static int short_refused(const gasneti_am_msg_t *m, const uint8_t *buf, uint32_t len,
+                                          gasneti_counter_t *lc) {
+    if (((m->flags & GEX_FLAG_IMMEDIATE) && len <= imm_max) || send_by_slot(m, buf, len))
+        return GASNETI_AM_WOULD_BLOCK;
+    if (lc) gasneti_counter_done(lc);
+    return GASNET_OK;
+}
+
+/* A Short (at most SHORT_MAX bytes) built on the stack and offered to UCX at once, in a
+ * function that keeps only what that needs (issue 45). One without a credit yet goes the
+ * general way (send_other: waits, or refuses an IMMEDIATE one), one UCX refuses as there
+ * (short_refused). */
+#define SHORT_MAX (PRE + 8 + 4 * GASNETI_MAX_ARGS)
+_Static_assert(SHORT_MAX % 8 == 0 && SHORT_MAX <= INLINE_MAX && SHORT_MAX <= COPY_MAX, "a Short is small");
+int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
+    if (GASNETI_UNLIKELY(m->category != GASNETI_AM_SHORT || m->nargs > GASNETI_MAX_ARGS || lc))
+        return send_other(m, lc); /* (the core gives a Short no lc) */
+    uint64_t buf[SHORT_MAX / 8];
+    uint32_t len = build_small((uint8_t *)buf, m);
+    gex_Rank_t r = m->jobrank;
+    int is_req = m->is_req;
+    UCX_LOCK();
+    if (GASNETI_UNLIKELY(!gasneti_credit_ok(&cr, r, is_req))) {
+        UCX_UNLOCK();
+        return send_other(m, lc);
+    }
+    gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, r));
+    if (GASNETI_UNLIKELY(send_now(r, is_req, buf, len))) {
+        UCX_UNLOCK();
+        return short_refused(m, (const uint8_t *)buf, len, NULL);
+    }
+    gasneti_credit_sent(&cr, r, is_req);
+    if (gasnetc_ucx_verbose) n_inline++;
+    UCX_UNLOCK();
     return GASNET_OK;
 }
 
@@ -573,35 +654,43 @@ static void put_list(arrived_t *a) {
         arrived_put(a);
     }
 }
-/* runs what a poll took: records kept before its progress (early), its batch, records
- * kept during it (late); then gives the records back. Out of line: an empty poll stays
- * short (issue 45) */
-GASNETI_NOINLINE static int deliver(batch_t *b, arrived_t *early, arrived_t *late, int nested) {
-    int n = deliver_list(early), recs = early || late;
+/* runs what a poll took, when some of it is records: those kept before its progress
+ * (early), its batch, those kept during it (late); then gives the records back */
+GASNETI_NOINLINE static int deliver_recs(batch_t *b, arrived_t *early, arrived_t *late, int nested) {
+    int n = deliver_list(early);
     for (unsigned i = 0; i < b->n; i++) {
         const uint8_t *msg = b->e[i].a ? b->e[i].a->msg : (const uint8_t *)b->msg[i];
-        recs |= b->e[i].a != NULL;
         deliver_one(msg, b->e[i].len, b->e[i].is_req);
     }
     n += (int)b->n + deliver_list(late);
-    if (recs) {
-        UCX_LOCK();
-        put_list(early);
-        for (unsigned i = 0; i < b->n; i++)
-            if (b->e[i].a) arrived_put(b->e[i].a);
-        put_list(late);
-        UCX_UNLOCK();
-    }
+    UCX_LOCK();
+    put_list(early);
+    for (unsigned i = 0; i < b->n; i++)
+        if (b->e[i].a) arrived_put(b->e[i].a);
+    put_list(late);
+    UCX_UNLOCK();
     return n + gasneti_defer_run(nested, PRE);
+}
+/* the common case: a batch of copies only. Out of line (an empty poll stays short), and
+ * apart from deliver_recs, so that it holds one copy of the dispatch (issue 45) */
+GASNETI_NOINLINE static int deliver(batch_t *b, int nested) {
+    unsigned n = b->n;
+    for (unsigned i = 0; i < n; i++)
+        deliver_one((const uint8_t *)b->msg[i], b->e[i].len, b->e[i].is_req);
+    return (int)n + gasneti_defer_run(nested, PRE);
 }
 
 GASNETI_ALWAYS_INLINE int ucx_poll(int nested) {
     if (!__atomic_load_n(&gasnetc_ucx_up, __ATOMIC_ACQUIRE)) return 0;
     batch_t b;
     b.n = 0;
+    b.recs = 0;
     UCX_LOCK();
     cur_nested = nested;
-    __atomic_store_n(&poll_epoch, poll_epoch + 1 ? poll_epoch + 1 : 1, __ATOMIC_RELAXED);
+    if (GASNETI_UNLIKELY(refused_new)) {
+        refused_new = 0;
+        __atomic_store_n(&poll_epoch, poll_epoch + 1 ? poll_epoch + 1 : 1, __ATOMIC_RELAXED);
+    }
     arrived_t *early = head, *late;
     head = tail = NULL;
     cur_batch = &b;
@@ -612,8 +701,9 @@ GASNETI_ALWAYS_INLINE int ucx_poll(int nested) {
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     UCX_UNLOCK();
     if (GASNETI_UNLIKELY(gasnetc_ucx_ep_failed)) gasnetc_ucx_report_ep_failure();
-    if (!b.n && !early && !late) return gasneti_defer_run(nested, PRE);
-    return deliver(&b, early, late, nested);
+    if (GASNETI_UNLIKELY(early || late || b.recs)) return deliver_recs(&b, early, late, nested);
+    if (!b.n) return gasneti_defer_run(nested, PRE);
+    return deliver(&b, nested);
 }
 
 int gasnetc_poll(void) { return ucx_poll(gasneti_net_nested()); }
