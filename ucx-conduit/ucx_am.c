@@ -188,6 +188,14 @@ GASNETI_ALWAYS_INLINE void copy_small(uint8_t *to, const uint8_t *from, size_t l
         memcpy(to + at, from + at, 16);
     memcpy(to + len - 16, from + len - 16, 16);
 }
+/* a small arrival copied into the poll's batch (which has room) */
+GASNETI_ALWAYS_INLINE void batch_add(batch_t *b, const uint8_t *msg, size_t len, int is_req) {
+    unsigned i = b->n++;
+    copy_small((uint8_t *)b->msg[i], msg, len);
+    b->e[i].a = NULL;
+    b->e[i].len = (uint32_t)len;
+    b->e[i].is_req = is_req;
+}
 
 /* a message from a peer, len bytes: checked; the credits it returns and the one we owe.
  * Returns 1 for a credit message (nothing else in it). */
@@ -271,11 +279,7 @@ GASNETI_NOINLINE static ucs_status_t arrived_other(int is_req, const void *heade
     if (gasneti_defer_if(cur_nested, is_req, msg_src(msg), msg, len)) return UCS_OK;
     batch_t *b = cur_batch;
     if (len <= COPY_MAX && GASNETI_LIKELY(b && b->n < BATCH)) {
-        unsigned i = b->n++;
-        copy_small((uint8_t *)b->msg[i], msg, len);
-        b->e[i].a = NULL;
-        b->e[i].len = (uint32_t)len;
-        b->e[i].is_req = is_req;
+        batch_add(b, msg, len, is_req);
         return UCS_OK;
     }
     arrived_t *a = arrived_get(is_req);
@@ -312,11 +316,7 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
                          (is_req && cur_nested) || !gasneti_wire_plain_short(msg, PRE, len)))
         return arrived_other(is_req, header, hlen, data, len, p);
     gasneti_credit_arrived(&cr, msg_src(msg), GASNETI_WIRE_HDR(msg, PRE)->credits, is_req);
-    unsigned i = b->n++;
-    copy_small((uint8_t *)b->msg[i], msg, len);
-    b->e[i].a = NULL;
-    b->e[i].len = (uint32_t)len;
-    b->e[i].is_req = is_req;
+    batch_add(b, msg, len, is_req);
     return UCS_OK;
 }
 
