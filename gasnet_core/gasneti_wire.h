@@ -144,12 +144,19 @@ GASNETI_ALWAYS_INLINE uint32_t gasneti_wire_credit_msg(uint8_t *buf, size_t pre,
  * network anyone can send to: udp). A handler index nobody registered is not checked:
  * delivery makes it fatal, naming the sender (gasneti_deliver.h). */
 GASNETI_NOINLINE static const char *gasneti_wire_check_any(const uint8_t *msg, size_t pre, size_t len, int target);
-/* Is it a plain Short (no padding, no flags: the commonest message), well formed? A few
- * comparisons, inline (a conduit may take such a message on a path of its own). */
-GASNETI_ALWAYS_INLINE int gasneti_wire_plain_short(const uint8_t *msg, size_t pre, size_t len) {
+/* The length of the message whose header is at msg + pre if that header is a plain
+ * Short's (no padding, no flags: the commonest message), else 0; the header must be there
+ * (a conduit whose network gives no length cheaply, mpi, takes a Short's from it). */
+GASNETI_ALWAYS_INLINE size_t gasneti_wire_short_len(const uint8_t *msg, size_t pre) {
     const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);
-    return len >= pre + sizeof(*h) && h->category == GASNETI_AM_SHORT && h->flags == 0 &&
-           h->nargs <= GASNETI_MAX_ARGS && len == pre + sizeof(*h) + 4u * h->nargs;
+    return h->category == GASNETI_AM_SHORT && h->flags == 0 && h->nargs <= GASNETI_MAX_ARGS
+               ? pre + sizeof(*h) + 4u * h->nargs
+               : 0;
+}
+/* Is it a plain Short, well formed? A few comparisons, inline (a conduit may take such a
+ * message on a path of its own). */
+GASNETI_ALWAYS_INLINE int gasneti_wire_plain_short(const uint8_t *msg, size_t pre, size_t len) {
+    return len >= pre + sizeof(gasneti_wire_hdr_t) && gasneti_wire_short_len(msg, pre) == len;
 }
 GASNETI_ALWAYS_INLINE const char *gasneti_wire_check(const uint8_t *msg, size_t pre, size_t len, int target) {
     const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(msg, pre);

@@ -91,10 +91,7 @@ static size_t n_inline, n_slot, n_longw, n_credit, n_repeat, n_prepared;
 #define RB_CHUNK 64
 #define RB_CHUNKS (4096 / RB_CHUNK) /* gasnetc_ibv_srq_depth is at most 4096 */
 static struct {
-    struct {
-        uint8_t *buf;
-        struct ibv_mr *mr;
-    } chunk[RB_CHUNKS];
+    gasnetc_ibv_chunk_t chunk[RB_CHUNKS];
     int made, most, posted;
     unsigned seen; /* receives completed since the poll last read the device's events */
     int armed;     /* the SRQ's limit is armed */
@@ -125,22 +122,8 @@ GASNETI_ALWAYS_INLINE int by_ud(const gasneti_am_msg_t *m, uint32_t len) {
 
 /* lock held: the buffers to post again, in one call */
 static void flush_repost(void) {
-    struct ibv_recv_wr wr[32], *bad;
-    struct ibv_sge sge[32];
-    while (nrepost) {
-        int n = nrepost < 32 ? nrepost : 32;
-        for (int k = 0; k < n; k++) {
-            int i = repost[--nrepost];
-            sge[k] = (struct ibv_sge){(uintptr_t)RBUF(i), MSG_MAX, rb.chunk[i / RB_CHUNK].mr->lkey};
-            wr[k].wr_id = ((uint64_t)i << 4) | GASNETC_WR_RECV;
-            wr[k].sg_list = &sge[k];
-            wr[k].num_sge = 1;
-            wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
-        }
-        int rc = ibv_post_srq_recv(gasnetc_ibv_srq, wr, &bad);
-        if (rc) gasnetc_ibv_fail("ibv_post_srq_recv", rc, GEX_RANK_INVALID);
-        rb.posted += n;
-    }
+    rb.posted += gasnetc_ibv_post_recvs(repost, &nrepost, rb.chunk, RB_CHUNK, MSG_MAX, 0, MSG_MAX, GASNETC_WR_RECV,
+                                        gasnetc_ibv_srq, NULL, "ibv_post_srq_recv");
 }
 
 /* lock held: arm the SRQ's limit at half the buffers made (none once all are) */

@@ -128,6 +128,29 @@ struct ibv_mr *gasnetc_ibv_try_reg(void *buf, size_t len, int access) {
     return ibv_reg_mr(gasnetc_ibv_pd, buf, len ? len : 1, access);
 }
 
+int gasnetc_ibv_post_recvs(int *list, int *n, const gasnetc_ibv_chunk_t *chunk, int per, size_t stride, size_t off,
+                           uint32_t len, unsigned tag, struct ibv_srq *srq, struct ibv_qp *qp, const char *what) {
+    struct ibv_recv_wr wr[32], *bad;
+    struct ibv_sge sge[32];
+    int posted = 0;
+    while (*n) {
+        int k, b = *n < 32 ? *n : 32;
+        for (k = 0; k < b; k++) {
+            int i = list[--*n];
+            const gasnetc_ibv_chunk_t *c = &chunk[i / per];
+            sge[k] = (struct ibv_sge){(uintptr_t)(c->buf + (size_t)(i % per) * stride + off), len, c->mr->lkey};
+            wr[k].wr_id = ((uint64_t)i << 4) | tag;
+            wr[k].sg_list = &sge[k];
+            wr[k].num_sge = 1;
+            wr[k].next = k + 1 < b ? &wr[k + 1] : NULL;
+        }
+        int rc = srq ? ibv_post_srq_recv(srq, wr, &bad) : ibv_post_recv(qp, wr, &bad);
+        if (rc) gasnetc_ibv_fail(what, rc, GEX_RANK_INVALID);
+        posted += b;
+    }
+    return posted;
+}
+
 struct ibv_mr *gasnetc_ibv_reg(void *buf, size_t len, int access, const char *what) {
     struct ibv_mr *mr = gasnetc_ibv_try_reg(buf, len, access);
     if (mr) return mr;

@@ -72,6 +72,18 @@ extern void gasnetc_ibv_wc_fail(const struct ibv_wc *wc, const char *what, gex_R
 extern struct ibv_mr *gasnetc_ibv_reg(void *buf, size_t len, int access, const char *what);
 /* the same, NULL and errno on failure */
 extern struct ibv_mr *gasnetc_ibv_try_reg(void *buf, size_t len, int access);
+/* Receive buffers made in registered chunks (the SRQ's, ibv_am.c; the UD queue pair's,
+ * ibv_ud.c): buffer i is chunk[i / per]'s (i % per)th, stride bytes apart. Post
+ * list[0..*n) (emptied from its end) in batches of 32, each from off bytes into its
+ * buffer, len bytes, work request id (i << 4) | tag, to srq or (srq NULL) to qp; what
+ * fails ends the job naming it. Returns how many were posted. */
+typedef struct {
+    uint8_t *buf;
+    struct ibv_mr *mr;
+} gasnetc_ibv_chunk_t;
+extern int gasnetc_ibv_post_recvs(int *list, int *n, const gasnetc_ibv_chunk_t *chunk, int per, size_t stride,
+                                  size_t off, uint32_t len, unsigned tag, struct ibv_srq *srq, struct ibv_qp *qp,
+                                  const char *what);
 
 /* ---- queue pairs (ibv_connect.c) ---- */
 enum { GASNETC_IBV_NONE = 0, GASNETC_IBV_CONNECTING = 1, GASNETC_IBV_UP = 2 };

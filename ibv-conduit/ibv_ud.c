@@ -92,10 +92,7 @@ static uint16_t dlen[GASNETC_IBV_MAXSEND]; /* a slot's datagram's length (header
 static size_t n_data, n_ack, n_nak, n_resent, n_dup, n_gap, n_peers;
 
 static struct { /* receive buffers: chunks of UD_CHUNK, one registration each */
-    struct {
-        uint8_t *buf;
-        struct ibv_mr *mr;
-    } chunk[(UD_RQ_MAX + UD_CHUNK) / UD_CHUNK];
+    gasnetc_ibv_chunk_t chunk[(UD_RQ_MAX + UD_CHUNK) / UD_CHUNK];
     int made, posted, nrepost, grew;
     int repost[UD_RQ_MAX + 1];
     size_t stride;
@@ -113,23 +110,9 @@ static uint64_t now_ns(void) {
  * Receive buffers
  * --------------------------------------------------------------------------------- */
 static void flush_repost(void) {
-    struct ibv_recv_wr wr[32], *bad;
-    struct ibv_sge sge[32];
-    while (rb.nrepost) {
-        int n = rb.nrepost < 32 ? rb.nrepost : 32;
-        for (int k = 0; k < n; k++) {
-            int i = rb.repost[--rb.nrepost];
-            sge[k] = (struct ibv_sge){(uintptr_t)(UBUF(i) + R_HDR_AT - GRH), (uint32_t)(GRH + gasnetc_ibv_ud_max),
-                                      rb.chunk[i / UD_CHUNK].mr->lkey};
-            wr[k].wr_id = ((uint64_t)i << 4) | GASNETC_WR_UDRECV;
-            wr[k].sg_list = &sge[k];
-            wr[k].num_sge = 1;
-            wr[k].next = k + 1 < n ? &wr[k + 1] : NULL;
-        }
-        int rc = ibv_post_recv(qp, wr, &bad);
-        if (rc) gasnetc_ibv_fail("ibv_post_recv (the UD queue pair)", rc, GEX_RANK_INVALID);
-        rb.posted += n;
-    }
+    rb.posted += gasnetc_ibv_post_recvs(rb.repost, &rb.nrepost, rb.chunk, UD_CHUNK, rb.stride, R_HDR_AT - GRH,
+                                        (uint32_t)(GRH + gasnetc_ibv_ud_max), GASNETC_WR_UDRECV, NULL, qp,
+                                        "ibv_post_recv (the UD queue pair)");
 }
 
 /* one more chunk, queued to be posted; 0 if it could not be registered (after start-up) */

@@ -301,11 +301,7 @@ static int mpi_poll(int nested) {
         /* A plain Short's length is its header's (MPI delivers whole messages, and only
          * this conduit sends on its communicator); anything else asks MPI (~90
          * instructions), so that gasneti_wire_check compares what arrived. */
-        const gasneti_wire_hdr_t *h = GASNETI_WIRE_HDR(rbuf[i], PRE);
-        if (h->category == GASNETI_AM_SHORT && h->flags == 0 && h->nargs <= GASNETI_MAX_ARGS)
-            len = (int)(PRE + sizeof(*h) + 4u * h->nargs);
-        else
-            MPI_Get_count(&st, MPI_BYTE, &len);
+        if (!(len = (int)gasneti_wire_short_len(rbuf[i], PRE))) MPI_Get_count(&st, MPI_BYTE, &len);
         int is_req = st.MPI_TAG == TAG_REQ;
         if (arrived(i, st.MPI_SOURCE, st.MPI_TAG, len, nested)) {
             deliver(i, st.MPI_SOURCE, len, is_req);
