@@ -266,7 +266,14 @@ elif [ "$SET" = ud ]; then
     # no PASS): rank 0's datagrams went to all 3 peers, its small puts and gets by AMs, no
     # RC queue pair was made; test_medium with 2 ranks: its big Mediums need one (made for
     # 1 of 1 peer), its small AMs went by datagrams before it
-    rcs='RC queue pairs made for \([0-9]*\) of \([0-9]*\) peer'
+    # rank 0's report must say RC queue pairs were made for "$1" (N of M) peers, else why: $2
+    want_rcs() {
+        local line
+        line=$(echo "$out" | grep "rank 0 datagrams: " | tail -n 1)
+        [ -n "$jwhy" ] || [ "$jst" -ne 0 ] ||
+            [ "$(echo "$line" | sed -n 's/.*RC queue pairs made for \([0-9]*\) of \([0-9]*\) peer.*/\1 \2/p')" = "$1" ] ||
+            jwhy="$2 (want N M = $1 in \"made for N of M\"): ${line:-no report}"
+    }
     start=$(date +%s)
     out=$(env GASNET_VERBOSEENV=1 GASNET_SUPERNODE_MAXSIZE=1 "$RUN" -c ibv -n 4 -t $T "$API/../perf/bench_mem_ibv" 2>&1)
     jst=$? jwhy="" jlabel="bench_mem-ud [seq, 4 ranks]"
@@ -274,16 +281,12 @@ elif [ "$SET" = ud ]; then
     want "^MEM ibv 4 contact " "bench_mem reported no contact figure"
     want "rank 0 datagrams: [1-9][0-9]* AM\\(s\\) sent over UD to 3 peer" "rank 0 did not send AMs over UD to its 3 peers"
     want "[1-9][0-9]* small put\\(s\\) and get\\(s\\) by AMs" "no small put or get went by AMs"
-    line=$(echo "$out" | grep "rank 0 datagrams: " | tail -n 1)
-    [ -n "$jwhy" ] || [ "$jst" -ne 0 ] || [ "$(echo "$line" | sed -n "s/.*$rcs.*/\1 \2/p")" = "0 3" ] ||
-        jwhy="one small AM, put and get to each peer, but rank 0 made RC queue pairs (want 0 of 3): ${line:-no report}"
+    want_rcs "0 3" "one small AM, put and get to each peer, but rank 0 made RC queue pairs"
     done_job
     job test_medium-ud seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1
     want "rank 0 datagrams: [1-9][0-9]* AM\\(s\\) sent over UD to 1 peer" "rank 0 sent no AM over UD"
     want "big Mediums: ([1-9][0-9]* sent|[0-9]+ sent, [1-9][0-9]* read)" "no big Medium sent or read"
-    line=$(echo "$out" | grep "rank 0 datagrams: " | tail -n 1)
-    [ -n "$jwhy" ] || [ "$jst" -ne 0 ] || [ "$(echo "$line" | sed -n "s/.*$rcs.*/\1 \2/p")" = "1 1" ] ||
-        jwhy="big Mediums need an RC queue pair, but rank 0 did not make one (want 1 of 1): ${line:-no report}"
+    want_rcs "1 1" "big Mediums need an RC queue pair, but rank 0 did not make one"
     done_job
     # GASNET_IBV_UD=0: every AM over RC, as before
     job test_amcount-rconly seq 2 test_amcount GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_UD=0
