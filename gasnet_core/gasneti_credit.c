@@ -11,6 +11,7 @@ void gasneti_credits_init(gasneti_credits_t *c, int max) {
     if (!c->peer || !c->due) gasneti_fatalerror("%s-conduit: out of memory for %u peers", GASNETC_NAME, (unsigned)gasneti_nodes);
     c->ndue = 0;
     c->max = max;
+    c->half = max / 2;
     for (gex_Rank_t r = 0; r < gasneti_nodes; r++) c->peer[r].credits = max;
 }
 
@@ -19,7 +20,7 @@ void gasneti_credit_flush(gasneti_credits_t *c, int (*send)(gex_Rank_t r, unsign
     for (size_t i = 0; i < c->ndue; i++) {
         gex_Rank_t r = c->due[i];
         gasneti_credit_peer_t *p = &c->peer[r];
-        if (p->owed < c->max / 2) { /* a message carried them */
+        if (p->owed < c->half) { /* a message carried them */
             p->listed = 0;
             continue;
         }

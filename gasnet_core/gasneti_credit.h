@@ -27,6 +27,7 @@ typedef struct {
     gex_Rank_t *due;             /* peers that may need a credit message */
     size_t ndue;
     int max;
+    int half; /* max / 2 (made once: the arrival path's division costs instructions) */
 } gasneti_credits_t;
 
 /* at network init: every peer starts with max credits */
@@ -57,7 +58,7 @@ GASNETI_ALWAYS_INLINE void gasneti_credit_give_back(gasneti_credits_t *c, gex_Ra
 GASNETI_ALWAYS_INLINE void gasneti_credit_arrived(gasneti_credits_t *c, gex_Rank_t r, unsigned returned, int is_req) {
     gasneti_credit_peer_t *p = &c->peer[r];
     p->credits += (int)returned;
-    if (is_req && ++p->owed >= c->max / 2 && !p->listed) {
+    if (is_req && ++p->owed >= c->half && !p->listed) {
         p->listed = 1;
         c->due[c->ndue++] = r;
     }

@@ -290,7 +290,8 @@ GASNETI_ALWAYS_INLINE int gasneti_defer_if(int nested, int is_req, gex_Rank_t sr
 }
 /* at the end of a top-level poll (nested 0): the kept requests, if any */
 GASNETI_ALWAYS_INLINE int gasneti_defer_run(int nested, size_t pre) {
-    if (nested || !__atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED)) return 0;
+    if (!__atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_RELAXED) || nested) return 0; /* (nested: often a
+                                                                                              * computed value) */
     return gasneti_defer_replay(pre);
 }
 

@@ -102,16 +102,23 @@ static gasneti_credits_t cr;
 static gasneti_slots_t pool;
 static arrived_t *free_arrived, *head, *tail; /* (lock held) */
 static void **free_rbufs;                     /* receive buffers of MSG_MAX bytes (lock held) */
-static int cur_nested;                        /* the poll calling progress: requests kept (lock held) */
+static int send_waiting; /* a send waits for UCX (send_not_now): requests arriving are kept (lock held) */
+/* does a request arriving now wait for a top-level poll (conduit_contract.h rule 2)?
+ * Asked at arrival, not by every poll (issue 45) */
+GASNETI_ALWAYS_INLINE int keep_requests(void) { return send_waiting || gasneti_net_nested(); }
 static size_t long_min;
 static int imm_ok = 1; /* UCX completes sends at once when it can (FORCE_IMM_CMPL) */
 /* A peer UCX refused a send to at once (FORCE_IMM_CMPL), in this process's current poll
  * epoch: gasnetc_am_would_block then says so too, until the next poll (which may have
  * drained what held it) or a send to it that UCX takes. A poll starts a new epoch when
- * one was recorded in the current one (refused_new): otherwise no refused_at is the
+ * one was recorded in the current one (ATT_REFUSED): otherwise no refused_at is the
  * current epoch's, and neither the poll nor a send UCX takes need touch them (issue 45). */
 static unsigned poll_epoch = 1, *refused_at;
-static int refused_new; /* (lock held) */
+/* What a poll must look at beyond its batch, one word an empty poll reads (issue 45):
+ * messages kept on the list (head), a refusal recorded in the current epoch, or the
+ * conduit not up (lock held; gasnetc_ucx_am_init clears ATT_DOWN, _fini sets it). */
+enum { ATT_LIST = 1, ATT_REFUSED = 2, ATT_DOWN = 4 };
+static int attention = ATT_DOWN;
 /* the longest message UCX has completed at once: one no longer than it that UCX refuses
  * is refused for want of room (its short protocol takes it otherwise); a longer one may
  * be beyond that protocol, and goes by a send slot (lock held) */
@@ -159,7 +166,7 @@ static uint8_t *rbuf_get(void) {
 /* a kept message, for the poll to deliver, unless it is a request a nested poll keeps in
  * the toolkit's queue (then copied there and released) */
 static void ready(arrived_t *a) {
-    if (gasneti_defer_if(cur_nested, a->is_req, msg_src(a->msg), a->msg, a->len)) {
+    if (gasneti_defer_if(a->is_req && keep_requests(), a->is_req, msg_src(a->msg), a->msg, a->len)) {
         arrived_put(a);
         return;
     }
@@ -176,6 +183,7 @@ static void ready(arrived_t *a) {
     else
         head = a;
     tail = a;
+    attention |= ATT_LIST;
 }
 
 /* a checked message of len bytes (at least 16: PRE and a header) and at most COPY_MAX,
@@ -276,7 +284,7 @@ GASNETI_NOINLINE static ucs_status_t arrived_other(int is_req, const void *heade
     }
     const uint8_t *msg = data;
     if (account(msg, len, is_req)) return UCS_OK; /* a credit message */
-    if (gasneti_defer_if(cur_nested, is_req, msg_src(msg), msg, len)) return UCS_OK;
+    if (gasneti_defer_if(is_req && keep_requests(), is_req, msg_src(msg), msg, len)) return UCS_OK;
     batch_t *b = cur_batch;
     if (len <= COPY_MAX && GASNETI_LIKELY(b && b->n < BATCH)) {
         batch_add(b, msg, len, is_req);
@@ -313,7 +321,7 @@ static ucs_status_t am_arrived(void *arg, const void *header, size_t hlen, void 
     batch_t *b = cur_batch;
     const uint8_t *msg = data;
     if (GASNETI_UNLIKELY(hlen || (p->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || !b || b->n >= BATCH ||
-                         (is_req && cur_nested) || !gasneti_wire_plain_short(msg, PRE, len)))
+                         (is_req && keep_requests()) || !gasneti_wire_plain_short(msg, PRE, len)))
         return arrived_other(is_req, header, hlen, data, len, p);
     gasneti_credit_arrived(&cr, msg_src(msg), GASNETI_WIRE_HDR(msg, PRE)->credits, is_req);
     batch_add(b, msg, len, is_req);
@@ -366,7 +374,7 @@ GASNETI_ALWAYS_INLINE int send_now(gex_Rank_t r, int is_req, const void *msg, si
     unsigned id = (is_req ? AM_REQ : AM_REP) + (len > COPY_MAX ? AM_REQ_KEPT : 0);
     ucs_status_ptr_t s = ucp_am_send_nbx(gasnetc_ucx_ep[r], id, NULL, 0, msg, len, &imm_param);
     if (GASNETI_LIKELY(s == NULL)) {
-        if (GASNETI_UNLIKELY(refused_new) && refused_at[r]) __atomic_store_n(&refused_at[r], 0, __ATOMIC_RELAXED);
+        if (GASNETI_UNLIKELY(attention & ATT_REFUSED) && refused_at[r]) __atomic_store_n(&refused_at[r], 0, __ATOMIC_RELAXED);
         if (GASNETI_UNLIKELY(len > imm_max)) imm_max = len;
         return 0;
     }
@@ -374,16 +382,18 @@ GASNETI_ALWAYS_INLINE int send_now(gex_Rank_t r, int is_req, const void *msg, si
 }
 GASNETI_NOINLINE static int send_not_now(gex_Rank_t r, int is_req, ucs_status_ptr_t s) {
     if (UCS_PTR_IS_PTR(s)) { /* (a UCX that made a request anyway: msg must outlive it) */
-        cur_nested = 1;      /* what arrives meanwhile is kept for a poll (requests: the toolkit's queue) */
+        int was = send_waiting; /* what arrives meanwhile is kept for a poll (requests: the toolkit's queue) */
+        send_waiting = 1;
         while (ucp_request_check_status(s) == UCS_INPROGRESS)
             gasnetc_ucx_progress();
+        send_waiting = was;
         ucp_request_free(s);
         return 0;
     }
     ucs_status_t st = UCS_PTR_STATUS(s);
     if (st == UCS_ERR_NO_RESOURCE) {
         __atomic_store_n(&refused_at[r], __atomic_load_n(&poll_epoch, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-        refused_new = 1;
+        attention |= ATT_REFUSED;
         return 1;
     }
     if (st == UCS_ERR_UNSUPPORTED) { /* a UCX without it: every message from a slot */
@@ -466,7 +476,7 @@ static int send_by_slot(const gasneti_am_msg_t *m, const uint8_t *src, uint32_t 
     gasneti_wire_set_credits(buf, PRE, gasneti_credit_owed(&cr, m->jobrank));
     if (send_slot(m->jobrank, m->is_req, i, len) && (m->flags & GEX_FLAG_IMMEDIATE)) { /* UCX keeps it: */
         __atomic_store_n(&refused_at[m->jobrank], poll_epoch, __ATOMIC_RELAXED);       /* the next IMMEDIATE waits */
-        refused_new = 1;
+        attention |= ATT_REFUSED;
     }
     gasneti_credit_sent(&cr, m->jobrank, 0);
     if (gasnetc_ucx_verbose) n_slot++;
@@ -656,7 +666,7 @@ static void put_list(arrived_t *a) {
 }
 /* runs what a poll took, when some of it is records: those kept before its progress
  * (early), its batch, those kept during it (late); then gives the records back */
-GASNETI_NOINLINE static int deliver_recs(batch_t *b, arrived_t *early, arrived_t *late, int nested) {
+GASNETI_NOINLINE static int deliver_recs(batch_t *b, arrived_t *early, arrived_t *late) {
     int n = deliver_list(early);
     for (unsigned i = 0; i < b->n; i++) {
         const uint8_t *msg = b->e[i].a ? b->e[i].a->msg : (const uint8_t *)b->msg[i];
@@ -669,44 +679,76 @@ GASNETI_NOINLINE static int deliver_recs(batch_t *b, arrived_t *early, arrived_t
         if (b->e[i].a) arrived_put(b->e[i].a);
     put_list(late);
     UCX_UNLOCK();
-    return n + gasneti_defer_run(nested, PRE);
+    return n + gasneti_defer_run(gasneti_net_nested(), PRE);
 }
 /* the common case: a batch of copies only. Out of line (an empty poll stays short), and
  * apart from deliver_recs, so that it holds one copy of the dispatch (issue 45) */
-GASNETI_NOINLINE static int deliver(batch_t *b, int nested) {
+GASNETI_NOINLINE static int deliver(batch_t *b) {
     unsigned n = b->n;
     for (unsigned i = 0; i < n; i++)
         deliver_one((const uint8_t *)b->msg[i], b->e[i].len, b->e[i].is_req);
-    return (int)n + gasneti_defer_run(nested, PRE);
+    return (int)n + gasneti_defer_run(gasneti_net_nested(), PRE);
+}
+/* one message, the round trip's case, with less to keep across the handler's call */
+GASNETI_NOINLINE static int deliver1(batch_t *b) {
+    deliver_one((const uint8_t *)b->msg[0], b->e[0].len, b->e[0].is_req);
+    return 1 + gasneti_defer_run(gasneti_net_nested(), PRE);
 }
 
-GASNETI_ALWAYS_INLINE int ucx_poll(int nested) {
-    if (!__atomic_load_n(&gasnetc_ucx_up, __ATOMIC_ACQUIRE)) return 0;
-    batch_t b;
-    b.n = 0;
-    b.recs = 0;
-    UCX_LOCK();
-    cur_nested = nested;
-    if (GASNETI_UNLIKELY(refused_new)) {
-        refused_new = 0;
+/* a poll's start when attention is set: a new epoch after a refusal; the list kept
+ * before this poll (early) taken */
+GASNETI_NOINLINE static arrived_t *poll_start(void) {
+    if (attention & ATT_REFUSED)
         __atomic_store_n(&poll_epoch, poll_epoch + 1 ? poll_epoch + 1 : 1, __ATOMIC_RELAXED);
+    arrived_t *early = head;
+    head = tail = NULL;
+    attention &= ~(ATT_LIST | ATT_REFUSED);
+    return early;
+}
+/* a poll's end when something beyond its batch of copies needs doing (lock held on entry,
+ * released): the list kept during it (late), credit messages, an endpoint failure, then
+ * the delivery with records */
+GASNETI_NOINLINE static int poll_end(batch_t *b, arrived_t *early) {
+    arrived_t *late = NULL;
+    if (attention & ATT_LIST) {
+        late = head;
+        head = tail = NULL;
+        attention &= ~ATT_LIST;
     }
-    arrived_t *early = head, *late;
-    head = tail = NULL;
-    cur_batch = &b;
-    gasnetc_ucx_progress();
-    cur_batch = NULL;
-    late = head;
-    head = tail = NULL;
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     UCX_UNLOCK();
     if (GASNETI_UNLIKELY(gasnetc_ucx_ep_failed)) gasnetc_ucx_report_ep_failure();
-    if (GASNETI_UNLIKELY(early || late || b.recs)) return deliver_recs(&b, early, late, nested);
-    if (!b.n) return gasneti_defer_run(nested, PRE);
-    return deliver(&b, nested);
+    if (early || late || b->recs) return deliver_recs(b, early, late);
+    if (!b->n) return gasneti_defer_run(gasneti_net_nested(), PRE);
+    return deliver(b);
 }
 
-int gasnetc_poll(void) { return ucx_poll(gasneti_net_nested()); }
+/* An empty poll reads attention, the credits due and the endpoint-failure flag besides
+ * UCX's progress (issue 45: a shorter empty poll is a shorter wait for what arrives). */
+GASNETI_ALWAYS_INLINE int ucx_poll(void) {
+    batch_t b;
+    b.n = 0;
+    b.recs = 0;
+    arrived_t *early = NULL;
+    UCX_LOCK();
+    if (GASNETI_UNLIKELY(attention)) {
+        if (attention & ATT_DOWN) {
+            UCX_UNLOCK();
+            return 0;
+        }
+        early = poll_start();
+    }
+    cur_batch = &b;
+    gasnetc_ucx_progress();
+    cur_batch = NULL;
+    if (GASNETI_UNLIKELY(early || attention || b.recs || cr.ndue || gasnetc_ucx_ep_failed))
+        return poll_end(&b, early);
+    UCX_UNLOCK();
+    if (!b.n) return gasneti_defer_run(gasneti_net_nested(), PRE);
+    return b.n == 1 ? deliver1(&b) : deliver(&b);
+}
+
+int gasnetc_poll(void) { return ucx_poll(); }
 
 /* ---------------------------------------------------------------------------------
  * Start-up and shut-down
@@ -752,6 +794,7 @@ void gasnetc_ucx_am_init(void) {
         ucs_status_t st = ucp_worker_set_am_recv_handler(gasnetc_ucx_worker, &h);
         if (st != UCS_OK) gasnetc_ucx_fail("ucp_worker_set_am_recv_handler", st, GEX_RANK_INVALID);
     }
+    attention &= ~ATT_DOWN; /* (start-up is one thread: nobody polls before the network is up) */
 }
 
 /* lock held, at shut-down: what was kept and never delivered goes back to UCX */
@@ -761,6 +804,7 @@ void gasnetc_ucx_am_fini(void) {
         arrived_put(a);
     }
     head = tail = NULL;
+    attention = ATT_DOWN;
 }
 
 void gasnetc_ucx_am_say(void) {
