@@ -41,6 +41,11 @@ static barop_t *op_head, **op_tail = &op_head; /* started operations, oldest fir
 static uint32_t next_seq;
 static int nrounds = -1;
 static int in_progress;       /* guards against re-entry through a poll while sending */
+/* Bumped (lock held) by what may let the oldest barrier move: an arrival, a new barrier.
+ * gasnete_progress notes its value (idle_at) when the oldest waits for a peer's message;
+ * until it changes, a poll passes the barrier by without its lock (issue 45: a rank that
+ * serves AMs while it waits in a barrier polls at the cost of two loads, not of a lock). */
+static uint32_t moved, idle_at = UINT32_MAX;
 
 static barval_t merge(barval_t a, barval_t b) {
     if ((a.flags | b.flags) & GASNET_BARRIERFLAG_MISMATCH) return (barval_t){GASNET_BARRIERFLAG_MISMATCH, 0};
@@ -93,11 +98,16 @@ void gasnete_barrier_handler(gex_Token_t t, gex_AM_Arg_t team, gex_AM_Arg_t seq,
     a->v.flags = flags;
     a->v.value = value;
     a->seq_plus1 = (uint32_t)seq + 1;
+    __atomic_store_n(&moved, moved + 1, __ATOMIC_RELEASE);
     gex_HSL_Unlock(&lock);
 }
 
 /* Advance the oldest barriers as far as arrivals allow. Sends happen outside the lock. */
 void gasnete_progress(void) {
+    if (__atomic_load_n(&idle_at, __ATOMIC_RELAXED) == __atomic_load_n(&moved, __ATOMIC_ACQUIRE)) {
+        gasnete_coll_progress(); /* the oldest barrier still waits for the same peer */
+        return;
+    }
     if (__atomic_exchange_n(&in_progress, 1, __ATOMIC_ACQUIRE)) { /* another thread (or a caller up the stack) is at it */
         gasnete_coll_progress();
         return;
@@ -127,6 +137,7 @@ void gasnete_progress(void) {
                 op->round++;
                 op->sent = 0;
             } else {
+                __atomic_store_n(&idle_at, moved, __ATOMIC_RELAXED);
                 gex_HSL_Unlock(&lock);
                 break; /* waiting for a peer */
             }
@@ -171,6 +182,7 @@ static gex_Event_t barrier_start(int flags, int value, barop_t **keep_p) {
     __atomic_store_n(&gasneti_barriers_started, next_seq, __ATOMIC_RELEASE);
     *op_tail = op;
     op_tail = &op->next;
+    __atomic_store_n(&moved, moved + 1, __ATOMIC_RELEASE);
     __atomic_add_fetch(&gasneti_progress_needed, 1, __ATOMIC_RELAXED);
     gex_HSL_Unlock(&lock);
     return ev;
