@@ -4,7 +4,29 @@
  * it). */
 #include "gasneti_netkit.h"
 
+#if GASNETI_LOCKS && defined(__linux__)
+#  include <linux/futex.h>
+#  include <sys/syscall.h>
+#  include <unistd.h>
+#endif
+
 GASNETI_THREADLOCAL int gasneti_replies_only;
+
+#if GASNETI_LOCKS && defined(__linux__)
+/* the conduit's lock, taken (gasneti_netlock's slow half): a short spin, as the holder
+ * usually gives it back within a network call, then marked as waited for (2) and slept on */
+void gasneti_netlock_wait(gasneti_netlock_t *l) {
+    for (int i = 0; i < 64; i++) {
+        gasnett_spinloop_hint();
+        if (__atomic_load_n(&l->state, __ATOMIC_RELAXED) == 0 && gasneti_nettrylock(l)) return;
+    }
+    while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0)
+        syscall(SYS_futex, &l->state, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+/* given back with waiters: one of them wakes (and takes it marked 2, so the next
+ * unlock wakes another if there is one) */
+void gasneti_netlock_wake(gasneti_netlock_t *l) { syscall(SYS_futex, &l->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
+#endif
 
 void *gasneti_net_malloc(size_t n, const char *what) {
     void *p;
