@@ -4,7 +4,10 @@
  *   test_watch MODE DIR
  * Every rank writes its pid to DIR/pid.R. The rank that stalls the others (the "late"
  * one) stays outside the library (no call, no poll) until DIR/go exists or 60 s passed;
- * the others write DIR/ready.R just before they block.
+ * the others write DIR/ready.R just before they block. Before that, every pair of ranks
+ * has exchanged an AM each way (set_up): a message to a peer not yet contacted may wait
+ * in the sender (ucx: UCX's wire-up of the endpoint) until the sender's next poll, and a
+ * late rank that left with one waiting would stall the set-up instead of the scenario.
  *   barrier  rank N-1 is late; the others wait in gex_Coll_BarrierBlocking; then it joins
  *   am       rank 1 is late; rank 0 sends AM Short requests to it until it blocks for room
  *            (its lanes or queue, the credits or the window are full); the total is
@@ -48,22 +51,45 @@ static void on_req(gex_Token_t t) {
     got++;
 }
 
+static volatile unsigned long pongs;
+static void on_ping(gex_Token_t t) { gex_AM_ReplyShort0(t, 202, 0); }
+static void on_pong(gex_Token_t t) {
+    (void)t;
+    pongs++;
+}
+
+/* Before anyone stalls: every rank here, and every pair's first messages (a request and
+ * its reply each way) delivered, so that nothing a rank sent before it stalls still waits
+ * in it for its own progress (ucx: the first message to a peer waits in UCX for the
+ * endpoint's wire-up, which needs the sender to poll again; a late rank leaving with its
+ * last set-up barrier message held so stalled the others in the set-up, seen under load).
+ * Then a barrier: the late rank leaves it only once every rank has all its replies, and
+ * its own barrier messages go over endpoints already wired. Polled, not blocking, so
+ * that a rank slow to start on a loaded machine is not a stall the watchdog (1 s in the
+ * watchdog scenarios) reports before the one staged below. */
+static void set_up(void) {
+    for (gex_Rank_t r = 0; r < test_size; r++)
+        if (r != test_rank) gex_AM_RequestShort0(test_tm, r, 201, 0);
+    TEST_POLL_UNTIL(pongs == test_size - 1, 60, "%lu of %u replies to the set-up's requests", (unsigned long)pongs,
+                    (unsigned)test_size - 1);
+    gex_Event_t ev = gex_Coll_BarrierNB(test_tm, 0);
+    while (gex_Event_Test(ev) != GASNET_OK) gasnet_AMPoll();
+}
+
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     dir = argc > 2 ? argv[2] : ".";
     test_init("test_watch", &argc, &argv);
-    gex_AM_Entry_t h[] = {{200, (gex_AM_Fn_t)on_req, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "on_req"}};
-    CHECK(gex_EP_RegisterHandlers(test_ep, h, 1) == GASNET_OK);
+    gex_AM_Entry_t h[] = {{200, (gex_AM_Fn_t)on_req, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "on_req"},
+                          {201, (gex_AM_Fn_t)on_ping, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REQUEST, 0, NULL, "on_ping"},
+                          {202, (gex_AM_Fn_t)on_pong, GEX_FLAG_AM_SHORT | GEX_FLAG_AM_REPLY, 0, NULL, "on_pong"}};
+    CHECK(gex_EP_RegisterHandlers(test_ep, h, 3) == GASNET_OK);
     gex_Segment_t seg = test_attach(1 << 16);
     uint64_t *mine = gex_Segment_QueryAddr(seg);
     for (int i = 0; i < 1024; i++) mine[i] = (uint64_t)test_rank << 32 | (unsigned)i;
     CHECKF(test_size >= 2, "test_watch needs 2 ranks or more (got %u)", (unsigned)test_size);
     note("pid");
-    /* every rank here (and UCX's wire-up done) before anyone stalls; polled rather than
-     * blocking, so that a rank slow to start on a loaded machine is not a stall the
-     * watchdog (1 s in the watchdog scenarios) reports before the one staged below */
-    gex_Event_t ev = gex_Coll_BarrierNB(test_tm, 0);
-    while (gex_Event_Test(ev) != GASNET_OK) gasnet_AMPoll();
+    set_up();
 
     const gex_Rank_t late = !strcmp(mode, "barrier") || !strcmp(mode, "sleepy") ? test_size - 1 : 1;
     if (!strcmp(mode, "barrier") || !strcmp(mode, "sleepy")) {

@@ -71,12 +71,24 @@ t0=$(date +%s)
 "$RUN" -c "$CONDUIT" -n "$N" -t 120 "$PROG" "$mode" "$tmp" "$marker" > "$out" 2> "$err" &
 runpid=$!
 job_gone() { ! kill -0 "$runpid" 2>/dev/null; }
-wait_for 'all_ready || job_gone' 90
+job_ended() { wait "$runpid"; st=$?; runpid=""; fail "the job ended (status $st) $1"; }
+# (30 s: well before the late rank gives up, 60 s after it got ready, so that a set-up
+# that stalls is named as such, with the state of the ranks stuck in it, while they live)
+wait_for 'all_ready || job_gone' 30
 if ! all_ready; then
-    job_gone && { wait "$runpid"; st=$?; runpid=""; fail "the job ended (status $st) before every rank was ready"; }
-    fail "the ranks did not all get ready within 90 s"
+    job_gone && job_ended "before every rank was ready"
+    stuck=""
+    for r in $(seq 0 $((N - 1))); do
+        [ -e "$tmp/ready.$r" ] && continue
+        stuck="$stuck $r"
+        [ -s "$tmp/pid.$r" ] && kill -"$sig" "$(cat "$tmp/pid.$r")" 2>/dev/null
+    done
+    sleep 3 # (their state blocks, if they poll: ranks in the set-up do)
+    fail "rank(s)$stuck not ready within 30 s (stalled before the scenario: the state of each, if printed, in stderr)"
 fi
 sleep 1 # the waiting ranks are in their wait by now (they wrote ready.R just before it)
+# (only the watchdog's abort may end the job before the driver's go)
+[ "$SCEN" != watchdog ] && job_gone && job_ended "before the driver's signal or go (every rank was ready)"
 
 case "$SCEN" in
 barrier | am | nbi)
