@@ -68,6 +68,12 @@ GASNETI_ALWAYS_INLINE int gasneti_nettrylock(gasneti_netlock_t *l) { return (voi
  * gasnetc_poll passes this to its receive loop. */
 extern GASNETI_THREADLOCAL int gasneti_replies_only;
 GASNETI_ALWAYS_INLINE int gasneti_net_nested(void) { return gasneti_cur_token != NULL || gasneti_replies_only; }
+/* gasneti_defer_run for a poll that did not compute gasneti_net_nested(): asks it only
+ * when requests are kept (the acquire keeps the compiler from asking first: issue 45) */
+GASNETI_ALWAYS_INLINE int gasneti_defer_run_here(size_t pre) {
+    if (GASNETI_LIKELY(!__atomic_load_n(&gasneti_defer_nonempty, __ATOMIC_ACQUIRE))) return 0;
+    return gasneti_defer_run(gasneti_net_nested(), pre);
+}
 
 /* ---- waiting for room to send m ----
  * Takes the conduit's lock l once room(arg), called with it held, returns 1 (room may

@@ -679,7 +679,7 @@ GASNETI_NOINLINE static int deliver_recs(batch_t *b, arrived_t *early, arrived_t
         if (b->e[i].a) arrived_put(b->e[i].a);
     put_list(late);
     UCX_UNLOCK();
-    return n + gasneti_defer_run(gasneti_net_nested(), PRE);
+    return n + gasneti_defer_run_here(PRE);
 }
 /* the common case: a batch of copies only. Out of line (an empty poll stays short), and
  * apart from deliver_recs, so that it holds one copy of the dispatch (issue 45) */
@@ -687,12 +687,12 @@ GASNETI_NOINLINE static int deliver(batch_t *b) {
     unsigned n = b->n;
     for (unsigned i = 0; i < n; i++)
         deliver_one((const uint8_t *)b->msg[i], b->e[i].len, b->e[i].is_req);
-    return (int)n + gasneti_defer_run(gasneti_net_nested(), PRE);
+    return (int)n + gasneti_defer_run_here(PRE);
 }
 /* one message, the round trip's case, with less to keep across the handler's call */
 GASNETI_NOINLINE static int deliver1(batch_t *b) {
     deliver_one((const uint8_t *)b->msg[0], b->e[0].len, b->e[0].is_req);
-    return 1 + gasneti_defer_run(gasneti_net_nested(), PRE);
+    return 1 + gasneti_defer_run_here(PRE);
 }
 
 /* a poll's start when attention is set: a new epoch after a refusal; the list kept
@@ -719,7 +719,7 @@ GASNETI_NOINLINE static int poll_end(batch_t *b, arrived_t *early) {
     UCX_UNLOCK();
     if (GASNETI_UNLIKELY(gasnetc_ucx_ep_failed)) gasnetc_ucx_report_ep_failure();
     if (early || late || b->recs) return deliver_recs(b, early, late);
-    if (!b->n) return gasneti_defer_run(gasneti_net_nested(), PRE);
+    if (!b->n) return gasneti_defer_run_here(PRE);
     return deliver(b);
 }
 
@@ -744,7 +744,7 @@ GASNETI_ALWAYS_INLINE int ucx_poll(void) {
     if (GASNETI_UNLIKELY(early || attention || b.recs || cr.ndue || gasnetc_ucx_ep_failed))
         return poll_end(&b, early);
     UCX_UNLOCK();
-    if (!b.n) return gasneti_defer_run(gasneti_net_nested(), PRE);
+    if (!b.n) return gasneti_defer_run_here(PRE);
     return b.n == 1 ? deliver1(&b) : deliver(&b);
 }
 
