@@ -41,7 +41,7 @@
 
 #define WIN 32          /* unacknowledged datagrams per peer */
 #define ACK_EVERY 8     /* a lone ACK once this many are owed */
-#define UD_SQ 15        /* send work requests of the UD QP (2^k - 1 for rxe) */
+#define UD_SQ 7         /* send work requests of the UD QP (2^k - 1 for rxe) */
 #define UD_INLINE 48    /* bytes inline in a send request (ACKs, NAKs, small AMs) */
 #define UD_RQ_MAX 1023  /* receive work requests at most (2^k - 1) */
 #define UD_RB_START 127 /* receive buffers posted at start-up (2^k - 1) */
