@@ -104,8 +104,9 @@ static size_t n_data, n_ack, n_nak, n_resent, n_dup, n_gap, n_peers;
 static struct { /* receive buffers: chunks of UD_CHUNK, one registration each */
     gasnetc_ibv_chunk_t chunk[(UD_RQ_MAX + UD_CHUNK) / UD_CHUNK];
     int made, posted, nrepost, grew;
+    int start; /* buffers at first (UD_RB_START) */
     int depth; /* the SRQ's: at most this many posted */
-    int most;  /* buffers at most: UD_RQ_MAX, or as many as there are once the SRQ failed to deepen */
+    int most;  /* its depth and buffers at most: UD_RQ_MAX, or its depth once it failed to deepen */
     int repost[UD_RQ_MAX + 1];
     size_t stride;
     int want_more; /* a gap was seen: grow at the next poll */
@@ -149,24 +150,24 @@ static int rb_chunk(int startup) {
     return 1;
 }
 
-/* twice the buffers, the SRQ deepened first (to 2^k - 1 requests: rxe's ring is then
- * full, all of it written as they are posted) */
+/* twice the buffers; where the SRQ is resized, it is deepened first, to 2d + 1 requests
+ * (2^k - 1: rxe's ring is then full, all of it written as they are posted) */
 static void rb_grow(void) {
-    int want = 2 * rb.made < UD_RQ_MAX ? 2 * rb.made : UD_RQ_MAX, was = rb.made;
-    if (want > rb.depth) {
-        int d = rb.depth;
-        while (d < want) d = 2 * d + 1;
+    int was = rb.made, was_depth = rb.depth, want;
+    if (gasnetc_ibv_srq_resize) {
         struct ibv_srq_attr a;
         memset(&a, 0, sizeof(a));
-        a.max_wr = (uint32_t)(d < UD_RQ_MAX ? d : UD_RQ_MAX);
+        a.max_wr = (uint32_t)(2 * rb.depth + 1 < UD_RQ_MAX ? 2 * rb.depth + 1 : UD_RQ_MAX);
         if (ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR)) { /* it stays as deep: dropped datagrams are resent */
-            rb.most = rb.made;
+            rb.most = rb.depth;
             return;
         }
         rb.depth = (int)a.max_wr;
-    }
+        want = rb.depth;
+    } else
+        want = 2 * rb.made < UD_RQ_MAX ? 2 * rb.made : UD_RQ_MAX;
     while (rb.made < want && rb_chunk(0)) {}
-    if (rb.made > was) rb.grew++;
+    if (rb.made > was || rb.depth > was_depth) rb.grew++;
     flush_repost();
 }
 
@@ -357,7 +358,7 @@ uint8_t *gasnetc_ibv_ud_recv(const struct ibv_wc *wc, size_t *len, int *idx) {
 
 void gasnetc_ibv_ud_progress(void) {
     if (rb.nrepost) flush_repost();
-    if (rb.made < rb.most && (rb.want_more || rb.posted < rb.made / 2)) {
+    if ((rb.depth < rb.most || rb.made < rb.most) && (rb.want_more || rb.posted < (rb.made < rb.depth ? rb.made : rb.depth) / 2)) {
         rb.want_more = 0;
         rb_grow();
     }
@@ -417,7 +418,10 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
     if (gasnetc_ibv_ud_on) {
         struct ibv_srq_init_attr sa;
         memset(&sa, 0, sizeof(sa));
-        rb.depth = gasnetc_ibv_srq_resize ? UD_RB_START : UD_RQ_MAX;
+        /* GASNET_IBV_TEST_UD_RB=K (tests): K buffers at first (1..UD_RQ_MAX), to see them grow */
+        int64_t k = gasneti_getenv_int("GASNET_IBV_TEST_UD_RB", UD_RB_START);
+        rb.start = k < 1 ? 1 : k > UD_RQ_MAX ? UD_RQ_MAX : (int)k;
+        rb.depth = gasnetc_ibv_srq_resize ? rb.start : UD_RQ_MAX;
         rb.most = UD_RQ_MAX;
         sa.attr.max_wr = (uint32_t)rb.depth;
         sa.attr.max_sge = 1;
@@ -466,7 +470,7 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
         memcpy(mine.gid, gasnetc_ibv_port.gid.raw, 16);
         gasnetc_ibv_ud_max = mtu;
         rb.stride = (R_OFF + mtu + 63) & ~(size_t)63;
-        while (rb.made < UD_RB_START) rb_chunk(1);
+        while (rb.made < rb.start) rb_chunk(1);
         flush_repost();
     }
     gex_Rank_t n = gasneti_nodes;
@@ -501,5 +505,5 @@ void gasnetc_ibv_ud_say(int slots) {
             "buffers: %d of %zu bytes (started with %d, at most %d; their queue %d deep), grew %d time(s); %d datagram send "
             "slot(s) made\n",
             (unsigned)gasneti_mynode, n_data, n_peers, n_resent, n_ack, n_nak, n_dup, n_gap, gasnetc_ibv_qps_made(),
-            (unsigned)gasneti_nodes - 1, rb.made, rb.stride, UD_RB_START, UD_RQ_MAX, rb.depth, rb.grew, slots);
+            (unsigned)gasneti_nodes - 1, rb.made, rb.stride, rb.start, UD_RQ_MAX, rb.depth, rb.grew, slots);
 }
