@@ -358,7 +358,8 @@ uint8_t *gasnetc_ibv_ud_recv(const struct ibv_wc *wc, size_t *len, int *idx) {
 
 void gasnetc_ibv_ud_progress(void) {
     if (rb.nrepost) flush_repost();
-    if ((rb.depth < rb.most || rb.made < rb.most) && (rb.want_more || rb.posted < (rb.made < rb.depth ? rb.made : rb.depth) / 2)) {
+    int postable = rb.made < rb.depth ? rb.made : rb.depth;
+    if ((rb.depth < rb.most || rb.made < rb.most) && (rb.want_more || rb.posted < postable / 2)) {
         rb.want_more = 0;
         rb_grow();
     }
