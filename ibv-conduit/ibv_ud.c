@@ -21,9 +21,17 @@
  * the sender resend everything unacknowledged at once. Otherwise the sender resends at a
  * deadline (RTO, doubling per retry up to RTO_MAX); a peer that acknowledges nothing for
  * GASNET_REQUESTTIMEOUT_MAX seconds (default 60; 0: never) is reported by rank and host.
- * Receive buffers: on the UD QP's own receive queue (made UD_RQ_MAX deep: 64 bytes a
- * work request on rxe), UD_RB_START posted at start-up, doubled when a poll finds fewer
- * than half posted or a gap shows a datagram dropped, up to UD_RQ_MAX.
+ * Receive buffers: on a shared receive queue of the UD QP's own, UD_RB_START posted at
+ * start-up, doubled when a poll finds fewer than half posted or a gap shows a datagram
+ * dropped, up to UD_RQ_MAX; the SRQ made as deep as the buffers posted and deepened with
+ * them (ibv_modify_srq) where the device resizes SRQs.
+ * The queues' rings are small (issue 43): a driver maps them into the process and they
+ * are written in turn, slot after slot, as requests are posted, so a ring's pages become
+ * private memory one by one under traffic whatever the number in flight. On rxe a send
+ * request with UD_INLINE bytes inline takes 256 bytes (64 or more inline: 512) and the
+ * ring holds UD_SQ + 1 of them: one page, written in full by the first datagram; the
+ * SRQ's ring holds depth + 1 requests of 64 bytes, every one written by the posting of
+ * the UD_RB_START buffers at start-up.
  * Every function expects gasnetc_ibv_lock held unless said. */
 #include "ibv_internal.h"
 
@@ -33,9 +41,10 @@
 
 #define WIN 32          /* unacknowledged datagrams per peer */
 #define ACK_EVERY 8     /* a lone ACK once this many are owed */
-#define UD_SQ 255       /* send work requests of the UD QP (2^k - 1 for rxe) */
-#define UD_RQ_MAX 1023  /* receive work requests at most */
-#define UD_RB_START 128 /* receive buffers posted at start-up */
+#define UD_SQ 7         /* send work requests of the UD QP (2^k - 1 for rxe) */
+#define UD_INLINE 48    /* bytes inline in a send request (ACKs, NAKs, small AMs) */
+#define UD_RQ_MAX 1023  /* receive work requests at most (2^k - 1) */
+#define UD_RB_START 127 /* receive buffers posted at start-up (2^k - 1) */
 #define UD_CHUNK 64
 #define UD_QKEY 0x1bd5a3c1u
 #define GRH 40
@@ -81,6 +90,7 @@ _Static_assert(sizeof(udpeer_t) <= 128, "a peer's UD state stays small (issue 43
 int gasnetc_ibv_ud_on;
 uint32_t gasnetc_ibv_ud_max;
 static struct ibv_qp *qp;
+static struct ibv_srq *srq; /* the UD QP's receive queue */
 static uint32_t ud_inline;
 static ud_addr_t *addr;     /* [gasneti_nodes] */
 static udpeer_t **peer;     /* [gasneti_nodes], NULL until first contact */
@@ -94,6 +104,9 @@ static size_t n_data, n_ack, n_nak, n_resent, n_dup, n_gap, n_peers;
 static struct { /* receive buffers: chunks of UD_CHUNK, one registration each */
     gasnetc_ibv_chunk_t chunk[(UD_RQ_MAX + UD_CHUNK) / UD_CHUNK];
     int made, posted, nrepost, grew;
+    int start; /* buffers at first (UD_RB_START) */
+    int depth; /* the SRQ's: at most this many posted */
+    int most;  /* its depth and buffers at most: UD_RQ_MAX, or its depth once it failed to deepen */
     int repost[UD_RQ_MAX + 1];
     size_t stride;
     int want_more; /* a gap was seen: grow at the next poll */
@@ -109,10 +122,14 @@ static uint64_t now_ns(void) {
 /* ---------------------------------------------------------------------------------
  * Receive buffers
  * --------------------------------------------------------------------------------- */
+/* post what waits, as far as the SRQ's depth allows (the rest waits for it to deepen) */
 static void flush_repost(void) {
-    rb.posted += gasnetc_ibv_post_recvs(rb.repost, &rb.nrepost, rb.chunk, UD_CHUNK, rb.stride, R_HDR_AT - GRH,
-                                        (uint32_t)(GRH + gasnetc_ibv_ud_max), GASNETC_WR_UDRECV, NULL, qp,
-                                        "ibv_post_recv (the UD queue pair)");
+    int take = rb.depth - rb.posted < rb.nrepost ? rb.depth - rb.posted : rb.nrepost, n = take;
+    if (take <= 0) return;
+    rb.nrepost -= take;
+    rb.posted += gasnetc_ibv_post_recvs(rb.repost + rb.nrepost, &n, rb.chunk, UD_CHUNK, rb.stride, R_HDR_AT - GRH,
+                                        (uint32_t)(GRH + gasnetc_ibv_ud_max), GASNETC_WR_UDRECV, srq, NULL,
+                                        "ibv_post_srq_recv (the UD queue pair's)");
 }
 
 /* one more chunk, queued to be posted; 0 if it could not be registered (after start-up) */
@@ -133,10 +150,24 @@ static int rb_chunk(int startup) {
     return 1;
 }
 
+/* twice the buffers; where the SRQ is resized, it is deepened first, to 2d + 1 requests
+ * (2^k - 1: rxe's ring is then full, all of it written as they are posted) */
 static void rb_grow(void) {
-    int want = 2 * rb.made < UD_RQ_MAX ? 2 * rb.made : UD_RQ_MAX, was = rb.made;
+    int was = rb.made, was_depth = rb.depth, want;
+    if (gasnetc_ibv_srq_resize) {
+        struct ibv_srq_attr a;
+        memset(&a, 0, sizeof(a));
+        a.max_wr = (uint32_t)(2 * rb.depth + 1 < UD_RQ_MAX ? 2 * rb.depth + 1 : UD_RQ_MAX);
+        if (ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR)) { /* it stays as deep: dropped datagrams are resent */
+            rb.most = rb.depth;
+            return;
+        }
+        rb.depth = (int)a.max_wr;
+        want = rb.depth;
+    } else
+        want = 2 * rb.made < UD_RQ_MAX ? 2 * rb.made : UD_RQ_MAX;
     while (rb.made < want && rb_chunk(0)) {}
-    if (rb.made > was) rb.grew++;
+    if (rb.made > was || rb.depth > was_depth) rb.grew++;
     flush_repost();
 }
 
@@ -327,7 +358,8 @@ uint8_t *gasnetc_ibv_ud_recv(const struct ibv_wc *wc, size_t *len, int *idx) {
 
 void gasnetc_ibv_ud_progress(void) {
     if (rb.nrepost) flush_repost();
-    if (rb.made < UD_RQ_MAX && (rb.want_more || rb.posted < rb.made / 2)) {
+    int postable = rb.made < rb.depth ? rb.made : rb.depth;
+    if ((rb.depth < rb.most || rb.made < rb.most) && (rb.want_more || rb.posted < postable / 2)) {
         rb.want_more = 0;
         rb_grow();
     }
@@ -385,14 +417,25 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
     memset(&mine, 0, sizeof(mine));
     uint32_t mtu = 128u << (int)gasnetc_ibv_port.mtu;
     if (gasnetc_ibv_ud_on) {
+        struct ibv_srq_init_attr sa;
+        memset(&sa, 0, sizeof(sa));
+        /* GASNET_IBV_TEST_UD_RB=K (tests): K buffers at first (1..UD_RQ_MAX), to see them grow */
+        int64_t k = gasneti_getenv_int("GASNET_IBV_TEST_UD_RB", UD_RB_START);
+        rb.start = k < 1 ? 1 : k > UD_RQ_MAX ? UD_RQ_MAX : (int)k;
+        rb.depth = gasnetc_ibv_srq_resize ? rb.start : UD_RQ_MAX;
+        rb.most = UD_RQ_MAX;
+        sa.attr.max_wr = (uint32_t)rb.depth;
+        sa.attr.max_sge = 1;
+        srq = ibv_create_srq(gasnetc_ibv_pd, &sa);
+        if (!srq) gasnetc_ibv_fail("ibv_create_srq (the UD queue pair's)", errno, GEX_RANK_INVALID);
         struct ibv_qp_init_attr a;
         memset(&a, 0, sizeof(a));
         a.send_cq = a.recv_cq = gasnetc_ibv_cq;
+        a.srq = srq;
         a.qp_type = IBV_QPT_UD;
         a.cap.max_send_wr = UD_SQ;
-        a.cap.max_recv_wr = UD_RQ_MAX;
-        a.cap.max_send_sge = a.cap.max_recv_sge = 1;
-        a.cap.max_inline_data = 256;
+        a.cap.max_send_sge = 1;
+        a.cap.max_inline_data = UD_INLINE;
         qp = ibv_create_qp(gasnetc_ibv_pd, &a);
         if (!qp) {
             a.cap.max_inline_data = 0;
@@ -402,7 +445,9 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
         ud_inline = a.cap.max_inline_data;
         if (ud_inline < 16) { /* ACKs go inline from the stack: without it, RC only */
             ibv_destroy_qp(qp);
+            ibv_destroy_srq(srq);
             qp = NULL;
+            srq = NULL;
             gasnetc_ibv_ud_on = 0;
         }
     }
@@ -426,7 +471,7 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
         memcpy(mine.gid, gasnetc_ibv_port.gid.raw, 16);
         gasnetc_ibv_ud_max = mtu;
         rb.stride = (R_OFF + mtu + 63) & ~(size_t)63;
-        while (rb.made < UD_RB_START) rb_chunk(1);
+        while (rb.made < rb.start) rb_chunk(1);
         flush_repost();
     }
     gex_Rank_t n = gasneti_nodes;
@@ -442,6 +487,7 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
 
 void gasnetc_ibv_ud_fini(void) {
     if (qp) ibv_destroy_qp(qp);
+    if (srq) ibv_destroy_srq(srq);
     for (gex_Rank_t r = 0; peer && r < gasneti_nodes; r++)
         if (peer[r]) ibv_destroy_ah(peer[r]->ah);
 }
@@ -457,7 +503,8 @@ void gasnetc_ibv_ud_say(int slots) {
     fprintf(stderr,
             "ibv-conduit: rank %u datagrams: %zu AM(s) sent over UD to %zu peer(s) (%zu resent), %zu ACK(s) and %zu "
             "NAK(s) alone, %zu repeat(s) and %zu gap(s) dropped; RC queue pairs made for %d of %u peer(s); UD receive "
-            "buffers: %d of %zu bytes (started with %d, at most %d), grew %d time(s); %d datagram send slot(s) made\n",
+            "buffers: %d of %zu bytes (started with %d, at most %d; their queue %d deep), grew %d time(s); %d datagram send "
+            "slot(s) made\n",
             (unsigned)gasneti_mynode, n_data, n_peers, n_resent, n_ack, n_nak, n_dup, n_gap, gasnetc_ibv_qps_made(),
-            (unsigned)gasneti_nodes - 1, rb.made, rb.stride, UD_RB_START, UD_RQ_MAX, rb.grew, slots);
+            (unsigned)gasneti_nodes - 1, rb.made, rb.stride, rb.start, UD_RQ_MAX, rb.depth, rb.grew, slots);
 }

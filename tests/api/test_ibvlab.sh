@@ -20,6 +20,7 @@
 #   receiving; kill -9 of the rank on the second guest) or grow (test_stress with 4
 #   processes, PSHM off: the shared receive queue's buffers grew at its limit event) or
 #   ud (AMs over the UD queue pair, RC queue pairs made only for the peers that need one;
+#   its receive queue grown from one buffer (GASNET_IBV_TEST_UD_RB=1);
 #   GASNET_IBV_UD=0: RC only);
 #   LABSH: tests/harness/verbs-lab.sh; LABDIR: where it prepares the guest (kept between
 #   runs); API: the directory of the test programs (both modes built for full).
@@ -282,6 +283,16 @@ elif [ "$SET" = ud ]; then
     want "rank 0 datagrams: [1-9][0-9]* AM\\(s\\) sent over UD to 3 peer" "rank 0 did not send AMs over UD to its 3 peers"
     want "[1-9][0-9]* small put\\(s\\) and get\\(s\\) by AMs" "no small put or get went by AMs"
     want_rcs "0 3" "one small AM, put and get to each peer, but rank 0 made RC queue pairs"
+    done_job
+    # the UD receive buffers start few and grow (ibv_ud.c): one at first
+    # (GASNET_IBV_TEST_UD_RB=1), so that datagrams are dropped and resent; rank 0's queue
+    # was deepened past its start and bench_mem's checks still pass
+    start=$(date +%s)
+    out=$(env GASNET_VERBOSEENV=1 GASNET_SUPERNODE_MAXSIZE=1 GASNET_IBV_TEST_UD_RB=1 "$RUN" -c ibv -n 4 -t $T "$API/../perf/bench_mem_ibv" 2>&1)
+    jst=$? jwhy="" jlabel="bench_mem-udgrow [seq, 4 ranks]"
+    secs=$(($(date +%s) - start))
+    want "^MEM ibv 4 contact " "bench_mem reported no contact figure"
+    want "UD receive buffers: [0-9]* of [0-9]* bytes \\(started with 1, at most [0-9]*; their queue ([3-9]|[1-9][0-9]+) deep\\), grew [1-9]" "rank 0's UD receive queue did not grow from 1"
     done_job
     job test_medium-ud seq 2 test_medium GASNET_SUPERNODE_MAXSIZE=1
     want "rank 0 datagrams: [1-9][0-9]* AM\\(s\\) sent over UD to 1 peer" "rank 0 sent no AM over UD"
