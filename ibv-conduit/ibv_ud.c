@@ -357,9 +357,12 @@ uint8_t *gasnetc_ibv_ud_recv(const struct ibv_wc *wc, size_t *len, int *idx) {
 }
 
 void gasnetc_ibv_ud_progress(void) {
+    /* low: more than half the buffers taken since they were last posted, counted before
+     * they are posted again (after, a queue of one buffer never looked low: a dropped
+     * datagram then shows only as a resend at its sender, not as a gap here) */
+    int postable = rb.made < rb.depth ? rb.made : rb.depth, low = 2 * rb.posted < postable;
     if (rb.nrepost) flush_repost();
-    int postable = rb.made < rb.depth ? rb.made : rb.depth;
-    if ((rb.depth < rb.most || rb.made < rb.most) && (rb.want_more || rb.posted < postable / 2)) {
+    if ((rb.depth < rb.most || rb.made < rb.most) && (rb.want_more || low)) {
         rb.want_more = 0;
         rb_grow();
     }
