@@ -60,21 +60,10 @@ int gasnetc_ibv_qps_made(void) { return __atomic_load_n(&n_made, __ATOMIC_RELAXE
 /* lock held (or at init): peer r's QP, made and in INIT */
 static void create_qp(gex_Rank_t r) {
     if (r != gasneti_mynode) __atomic_fetch_add(&n_made, 1, __ATOMIC_RELAXED);
-    struct ibv_qp_init_attr a;
-    memset(&a, 0, sizeof(a));
-    a.send_cq = a.recv_cq = gasnetc_ibv_cq;
-    a.srq = gasnetc_ibv_srq;
-    a.qp_type = IBV_QPT_RC;
-    a.cap.max_send_wr = GASNETC_IBV_SQ_DEPTH;
-    a.cap.max_send_sge = 1;
-    a.cap.max_inline_data = INLINE_WANT;
-    struct ibv_qp *qp = ibv_create_qp(gasnetc_ibv_pd, &a);
-    if (!qp) { /* a device with less inline data (or none) */
-        a.cap.max_inline_data = 0;
-        qp = ibv_create_qp(gasnetc_ibv_pd, &a);
-    }
-    if (!qp) gasnetc_ibv_fail("ibv_create_qp", errno, r);
-    if (a.cap.max_inline_data < gasnetc_ibv_inline) gasnetc_ibv_inline = a.cap.max_inline_data;
+    uint32_t got;
+    struct ibv_qp *qp = gasnetc_ibv_make_qp(IBV_QPT_RC, gasnetc_ibv_srq, GASNETC_IBV_SQ_DEPTH, INLINE_WANT, &got,
+                                            "ibv_create_qp", r);
+    if (got < gasnetc_ibv_inline) gasnetc_ibv_inline = got;
     struct ibv_qp_attr at;
     memset(&at, 0, sizeof(at));
     at.qp_state = IBV_QPS_INIT;

@@ -151,6 +151,26 @@ int gasnetc_ibv_post_recvs(int *list, int *n, const gasnetc_ibv_chunk_t *chunk, 
     return posted;
 }
 
+struct ibv_qp *gasnetc_ibv_make_qp(enum ibv_qp_type type, struct ibv_srq *srq, uint32_t sq_depth,
+                                   uint32_t want_inline, uint32_t *got_inline, const char *what, gex_Rank_t peer) {
+    struct ibv_qp_init_attr a;
+    memset(&a, 0, sizeof(a));
+    a.send_cq = a.recv_cq = gasnetc_ibv_cq;
+    a.srq = srq;
+    a.qp_type = type;
+    a.cap.max_send_wr = sq_depth;
+    a.cap.max_send_sge = 1;
+    a.cap.max_inline_data = want_inline;
+    struct ibv_qp *qp = ibv_create_qp(gasnetc_ibv_pd, &a);
+    if (!qp) { /* a device with less inline data (or none) */
+        a.cap.max_inline_data = 0;
+        qp = ibv_create_qp(gasnetc_ibv_pd, &a);
+    }
+    if (!qp) gasnetc_ibv_fail(what, errno, peer);
+    *got_inline = a.cap.max_inline_data; /* (ibv_create_qp says what it gave) */
+    return qp;
+}
+
 struct ibv_mr *gasnetc_ibv_reg(void *buf, size_t len, int access, const char *what) {
     struct ibv_mr *mr = gasnetc_ibv_try_reg(buf, len, access);
     if (mr) return mr;

@@ -67,6 +67,12 @@ extern void gasnetc_ibv_fail(const char *call, int err, gex_Rank_t peer) GASNETI
  * operation and the peer; ends the job, except while the job is exiting (a peer that has
  * left: nothing to report) */
 extern void gasnetc_ibv_wc_fail(const struct ibv_wc *wc, const char *what, gex_Rank_t peer) GASNETI_COLD;
+/* a queue pair of `type` on the CQ, receiving from srq: sq_depth send requests of one
+ * gather entry, inline data up to want_inline bytes, or none where the device refuses
+ * that (*got_inline: what it gave); fails naming `what` (and peer) */
+extern struct ibv_qp *gasnetc_ibv_make_qp(enum ibv_qp_type type, struct ibv_srq *srq, uint32_t sq_depth,
+                                          uint32_t want_inline, uint32_t *got_inline, const char *what,
+                                          gex_Rank_t peer);
 /* ibv_reg_mr for [buf, buf+len) with access; on failure, the job ends with a message
  * naming what and, for ENOMEM/EPERM/EAGAIN, the memory-lock limit to raise */
 extern struct ibv_mr *gasnetc_ibv_reg(void *buf, size_t len, int access, const char *what);

@@ -22,8 +22,8 @@
  * deadline (RTO, doubling per retry up to RTO_MAX); a peer that acknowledges nothing for
  * GASNET_REQUESTTIMEOUT_MAX seconds (default 60; 0: never) is reported by rank and host.
  * Receive buffers: on a shared receive queue of the UD QP's own, UD_RB_START posted at
- * start-up, doubled when a poll finds fewer than half posted or a gap shows a datagram
- * dropped, up to UD_RQ_MAX; the SRQ made as deep as the buffers posted and deepened with
+ * start-up, doubled when more than half were taken since a poll last posted them or a gap
+ * shows a datagram dropped, up to UD_RQ_MAX; the SRQ made as deep as the buffers posted and deepened with
  * them (ibv_modify_srq) where the device resizes SRQs.
  * The queues' rings are small (issue 43): a driver maps them into the process and they
  * are written in turn, slot after slot, as requests are posted, so a ring's pages become
@@ -431,21 +431,7 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
         sa.attr.max_sge = 1;
         srq = ibv_create_srq(gasnetc_ibv_pd, &sa);
         if (!srq) gasnetc_ibv_fail("ibv_create_srq (the UD queue pair's)", errno, GEX_RANK_INVALID);
-        struct ibv_qp_init_attr a;
-        memset(&a, 0, sizeof(a));
-        a.send_cq = a.recv_cq = gasnetc_ibv_cq;
-        a.srq = srq;
-        a.qp_type = IBV_QPT_UD;
-        a.cap.max_send_wr = UD_SQ;
-        a.cap.max_send_sge = 1;
-        a.cap.max_inline_data = UD_INLINE;
-        qp = ibv_create_qp(gasnetc_ibv_pd, &a);
-        if (!qp) {
-            a.cap.max_inline_data = 0;
-            qp = ibv_create_qp(gasnetc_ibv_pd, &a);
-        }
-        if (!qp) gasnetc_ibv_fail("ibv_create_qp (UD)", errno, GEX_RANK_INVALID);
-        ud_inline = a.cap.max_inline_data;
+        qp = gasnetc_ibv_make_qp(IBV_QPT_UD, srq, UD_SQ, UD_INLINE, &ud_inline, "ibv_create_qp (UD)", GEX_RANK_INVALID);
         if (ud_inline < 16) { /* ACKs go inline from the stack: without it, RC only */
             ibv_destroy_qp(qp);
             ibv_destroy_srq(srq);
