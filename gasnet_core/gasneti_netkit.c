@@ -6,6 +6,8 @@
 
 #if GASNETI_LOCKS && defined(__linux__)
 #  include <linux/futex.h>
+#  include <linux/membarrier.h>
+#  include <sched.h>
 #  include <sys/syscall.h>
 #  include <unistd.h>
 #endif
@@ -13,15 +15,96 @@
 GASNETI_THREADLOCAL int gasneti_replies_only;
 
 #if GASNETI_LOCKS && defined(__linux__)
-/* the conduit's lock, taken (gasneti_netlock's slow half): a short spin, as the holder
- * usually gives it back within a network call, then marked as waited for (2) and slept on */
-void gasneti_netlock_wait(gasneti_netlock_t *l) {
+GASNETI_THREADLOCAL char gasneti_netlock_self;
+
+/* may a lock be biased: not GASNET_LOCK_BIAS=0, and membarrier's expedited private
+ * command registered (once per process; 1 yes, -1 no, 0 not asked yet) */
+static int bias_ok;
+static int bias_possible(void) {
+    int ok = __atomic_load_n(&bias_ok, __ATOMIC_ACQUIRE);
+    if (!ok) {
+        ok = gasneti_getenv_yesno("GASNET_LOCK_BIAS", 1) &&
+                     syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0
+                 ? 1
+                 : -1;
+        __atomic_store_n(&bias_ok, ok, __ATOMIC_RELEASE);
+    }
+    return ok > 0;
+}
+static void pause_a_while(unsigned *spins) {
+    if (++*spins < 256)
+        gasnett_spinloop_hint();
+    else
+        sched_yield();
+}
+/* the bias ends (this thread is not the owner, or membarrier is missing). The first to
+ * ask revokes it: REVOKING, the barrier on every CPU, FENCED (the owner either stored
+ * inside = 1 before that barrier, and we see it, or reads the revocation after it and
+ * keeps out of the bias); once the owner is out (inside 0), anyone marks it OFF and every
+ * thread takes the futex word. Returns 1 once OFF; with wait 0, 0 at once if the owner
+ * is inside (gasneti_nettrylock: the owner may be stuck in a fatal error) */
+static int bias_off(gasneti_netlock_t *l, int wait) {
+    int b = GASNETI_BIAS_ON;
+    unsigned spins = 0;
+    if (__atomic_compare_exchange_n(&l->bias, &b, GASNETI_BIAS_REVOKING, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) &&
+            syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+            gasneti_fatalerror("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after its registration succeeded");
+        __atomic_store_n(&l->bias, GASNETI_BIAS_FENCED, __ATOMIC_RELEASE);
+    }
+    while ((b = __atomic_load_n(&l->bias, __ATOMIC_ACQUIRE)) != GASNETI_BIAS_OFF) {
+        if (b == GASNETI_BIAS_FENCED && !__atomic_load_n(&l->inside, __ATOMIC_ACQUIRE))
+            __atomic_compare_exchange_n(&l->bias, &b, GASNETI_BIAS_OFF, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+        else if (!wait)
+            return 0;
+        else
+            pause_a_while(&spins);
+    }
+    return 1;
+}
+static int word_trylock(gasneti_netlock_t *l) {
+    int free_ = 0;
+    return __atomic_compare_exchange_n(&l->state, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+/* the futex word: a short spin, as the holder usually gives it back within a network
+ * call, then marked as waited for (2) and slept on */
+static void word_lock(gasneti_netlock_t *l) {
+    if (word_trylock(l)) return;
     for (int i = 0; i < 64; i++) {
         gasnett_spinloop_hint();
-        if (__atomic_load_n(&l->state, __ATOMIC_RELAXED) == 0 && gasneti_nettrylock(l)) return;
+        if (__atomic_load_n(&l->state, __ATOMIC_RELAXED) == 0 && word_trylock(l)) return;
     }
     while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0)
         syscall(SYS_futex, &l->state, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+/* the first thread to come claims the bias: 1 if it is now this thread's (a revocation
+ * that began before the claim is seen by the check after it: both sequentially
+ * consistent, as bias_off's reading of the owner) */
+static int claim(gasneti_netlock_t *l) {
+    const char *none = NULL;
+    if (__atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) != GASNETI_BIAS_ON || !bias_possible()) return 0;
+    return __atomic_compare_exchange_n(&l->owner, &none, &gasneti_netlock_self, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&l->bias, __ATOMIC_SEQ_CST) == GASNETI_BIAS_ON;
+}
+/* gasneti_netlock's slow half: not the owner, or the bias is revoked */
+void gasneti_netlock_slow(gasneti_netlock_t *l) {
+    if (!__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) && claim(l)) {
+        gasneti_netlock(l); /* the owner now: by the bias, unless revoked meanwhile */
+        return;
+    }
+    if (__atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) != GASNETI_BIAS_OFF) bias_off(l, 1);
+    word_lock(l);
+}
+int gasneti_nettrylock(gasneti_netlock_t *l) {
+    const char *o = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
+    if (o == &gasneti_netlock_self && __atomic_load_n(&l->inside, __ATOMIC_RELAXED)) return 0; /* this thread holds it */
+    if ((o == &gasneti_netlock_self || (!o && claim(l))) &&
+        __atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) == GASNETI_BIAS_ON) {
+        gasneti_netlock(l); /* by the bias (or, revoked meanwhile, the word) */
+        return 1;
+    }
+    if (__atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) != GASNETI_BIAS_OFF && !bias_off(l, 0)) return 0;
+    return word_trylock(l);
 }
 /* given back with waiters: one of them wakes (and takes it marked 2, so the next
  * unlock wakes another if there is one) */

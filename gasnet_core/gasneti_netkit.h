@@ -24,25 +24,48 @@
 #include "gasneti_wire.h"
 
 /* ---- the conduit's lock (PAR, PARSYNC; nothing in SEQ) ----
- * Taken at every send and poll, held briefly: on Linux a word taken by one compare-and-
- * swap and given back by one exchange, with a futex for the waiters (0 free, 1 held, 2
- * held with waiters; the slow halves in gasneti_netkit.c); a pthread mutex costs some 45
- * instructions more per lock and unlock (issue 45). Elsewhere a pthread mutex. */
+ * Taken at every send and poll, held briefly. On Linux:
+ *   - biased to one thread while only one uses it: the first thread to take it (the
+ *     owner) takes and gives it back with plain stores (inside), no atomic instruction,
+ *     until another thread wants it. That one revokes the bias once: marks it REVOKING,
+ *     has every CPU running this process's threads pass a memory barrier
+ *     (membarrier(2), MEMBARRIER_CMD_PRIVATE_EXPEDITED), which makes the owner's store to
+ *     inside visible or its next read of bias see the revocation (FENCED), waits for
+ *     inside to be 0, and marks it OFF. A PAR client that calls GASNet from one thread never pays an
+ *     atomic for the lock (issue 45: two per poll and two per send); one that has
+ *     several pays one membarrier per lock, once. Without membarrier the bias is off.
+ *   - then (or from the start) a word taken by one compare-and-swap and given back by one
+ *     exchange, with a futex for the waiters (0 free, 1 held, 2 held with waiters); a
+ *     pthread mutex costs some 45 instructions more per lock and unlock.
+ * The slow halves are in gasneti_netkit.c. Elsewhere a pthread mutex. */
 #if GASNETI_LOCKS && defined(__linux__)
+enum { GASNETI_BIAS_OFF = 0, GASNETI_BIAS_ON = 1, GASNETI_BIAS_REVOKING = 2, GASNETI_BIAS_FENCED = 3 };
 typedef struct {
-    int state;
+    int state;         /* the futex word, once the bias is off */
+    int bias;          /* GASNETI_BIAS_* */
+    int inside;        /* the owner holds it by the bias (written by the owner only) */
+    const char *owner; /* the first thread to take it: its &gasneti_netlock_self */
 } gasneti_netlock_t;
-#  define GASNETI_NETLOCK_INIT {0}
-extern void gasneti_netlock_wait(gasneti_netlock_t *l) GASNETI_COLD;
+#  define GASNETI_NETLOCK_INIT {0, GASNETI_BIAS_ON, 0, NULL}
+extern GASNETI_THREADLOCAL char gasneti_netlock_self; /* its address names the thread */
+extern void gasneti_netlock_slow(gasneti_netlock_t *l) GASNETI_COLD;
 extern void gasneti_netlock_wake(gasneti_netlock_t *l) GASNETI_COLD;
-GASNETI_ALWAYS_INLINE int gasneti_nettrylock(gasneti_netlock_t *l) {
-    int free_ = 0;
-    return __atomic_compare_exchange_n(&l->state, &free_, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-}
+extern int gasneti_nettrylock(gasneti_netlock_t *l); /* 1: taken (not hot: shut-down) */
 GASNETI_ALWAYS_INLINE void gasneti_netlock(gasneti_netlock_t *l) {
-    if (GASNETI_UNLIKELY(!gasneti_nettrylock(l))) gasneti_netlock_wait(l);
+    if (GASNETI_LIKELY(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == &gasneti_netlock_self)) {
+        __atomic_store_n(&l->inside, 1, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store, then the load (a revoker's membarrier makes the CPU keep that order) */
+        if (GASNETI_LIKELY(__atomic_load_n(&l->bias, __ATOMIC_RELAXED) == GASNETI_BIAS_ON)) return;
+        __atomic_store_n(&l->inside, 0, __ATOMIC_RELEASE);
+    }
+    gasneti_netlock_slow(l);
 }
 GASNETI_ALWAYS_INLINE void gasneti_netunlock(gasneti_netlock_t *l) {
+    if (GASNETI_LIKELY(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == &gasneti_netlock_self &&
+                       __atomic_load_n(&l->inside, __ATOMIC_RELAXED))) {
+        __atomic_store_n(&l->inside, 0, __ATOMIC_RELEASE);
+        return;
+    }
     if (GASNETI_UNLIKELY(__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2)) gasneti_netlock_wake(l);
 }
 #elif GASNETI_LOCKS
