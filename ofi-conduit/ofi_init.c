@@ -371,6 +371,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasnetc_ofi_tagged) gasnetc_ofi_ep[GASNETC_CH_REP] = gasnetc_ofi_ep[GASNETC_CH_REQ];
     else open_endpoint(GASNETC_CH_REP, boot->jobid);
     exchange_names(boot);
+    gasnetc_ofi_dg_init(boot);
+    if (gasnetc_ofi_verbose) gasnetc_ofi_dg_say_provider();
     gasnetc_ofi_rma_init();
     gasnetc_ofi_long_init();
     gasnetc_ofi_am_init();
@@ -386,10 +388,12 @@ void gasnetc_network_fini(void) {
         gasnetc_ofi_long_say();
         gasnetc_ofi_am_say_prepared();
         gasnetc_ofi_am_say_pools();
+        gasnetc_ofi_dg_say();
         gasnetc_ofi_rma_say();
         if (gasnetc_ofi_mr_local) gasnetc_ofi_rma_say_regs();
     }
     if (!gasnetc_ofi_am_fini()) return;
+    gasnetc_ofi_dg_fini();
     gasnetc_ofi_rma_fini();
     fi_close(&av->fid);
     fi_close(&gasnetc_ofi_domain->fid);
