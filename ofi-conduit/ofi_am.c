@@ -312,7 +312,8 @@ static int ofi_poll(int nested) {
         }
         if (!rb->posted && !rb->refs) post_rbuf(rb);
     }
-    if (gasnetc_ofi_dg_on) { /* datagrams (ofi_dgram.c) */
+    static unsigned dg_tick;
+    if (gasnetc_ofi_dg_on && (gasnetc_ofi_dg_hot || !(++dg_tick % GASNETC_OFI_DG_IDLE_EVERY))) { /* datagrams (ofi_dgram.c) */
         gasnetc_ofi_dgmsg_t dm[CQ_BATCH];
         int nd = gasnetc_ofi_dg_poll(dm, CQ_BATCH);
         for (int k = 0; k < nd; k++) {

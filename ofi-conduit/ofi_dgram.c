@@ -38,6 +38,7 @@
 #define R_OFF 64
 #define HDR sizeof(gasneti_rdg_hdr_t)
 #define DEFAULT_SWITCH 64
+#define HOT_POLLS 64 /* polls that read the datagrams' queue each time after some activity */
 
 typedef struct { /* a rank's datagram address, as exchanged */
     uint32_t len;  /* 0: datagrams off there */
@@ -53,6 +54,7 @@ int gasnetc_ofi_dg_on;
 uint32_t gasnetc_ofi_dg_max;
 uint8_t *gasnetc_ofi_dg_conn;
 int gasnetc_ofi_dg_follow;
+int gasnetc_ofi_dg_hot;
 static uint32_t switch_after = DEFAULT_SWITCH;
 static const char *why_off = "GASNET_OFI_DGRAM=0";
 static struct fi_info *dinfo;
@@ -182,6 +184,8 @@ int gasnetc_ofi_dg_poll(gasnetc_ofi_dgmsg_t *out, int max) {
         }
     }
     gasneti_rdg_progress(&rdg);
+    if (got > 0 || !gasneti_rdg_idle(&rdg) || rdg.nackdue) gasnetc_ofi_dg_hot = HOT_POLLS;
+    else if (gasnetc_ofi_dg_hot) gasnetc_ofi_dg_hot--;
     return n;
 }
 

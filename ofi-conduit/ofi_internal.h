@@ -146,6 +146,12 @@ extern int gasnetc_ofi_dg_follow;    /* traffic by the RDM endpoint marks the pe
 GASNETI_ALWAYS_INLINE void gasnetc_ofi_dg_mark(gex_Rank_t r) {
     if (gasnetc_ofi_dg_on && gasnetc_ofi_dg_follow && !gasnetc_ofi_dg_conn[r]) gasnetc_ofi_dg_conn[r] = 1;
 }
+/* Polls read the datagrams' completion queue (a system call on udp) each time while
+ * datagrams are in flight or arrived in the last HOT_POLLS (gasnetc_ofi_dg_hot > 0), else
+ * one poll in GASNETC_OFI_DG_IDLE_EVERY: a busy peer over the RDM endpoint pays little
+ * for them, a datagram to an idle process waits a few polls at most. */
+extern int gasnetc_ofi_dg_hot;
+#define GASNETC_OFI_DG_IDLE_EVERY 32
 /* AMs to r go as datagrams when they fit */
 GASNETI_ALWAYS_INLINE int gasnetc_ofi_dg_to(gex_Rank_t r) { return gasnetc_ofi_dg_on && !gasnetc_ofi_dg_conn[r]; }
 typedef struct { /* a datagram's AM to deliver (gasnetc_ofi_dg_poll) */
