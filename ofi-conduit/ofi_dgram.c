@@ -280,14 +280,7 @@ void gasnetc_ofi_dg_init(gasneti_bootstrap_t *boot) {
     if (!gasnetc_ofi_dg_on) {
         free(addr);
         addr = NULL;
-        if (dep) {
-            fi_close(&dep->fid);
-            fi_close(&dcq->fid);
-            fi_close(&dav->fid);
-            fi_close(&ddomain->fid);
-            fi_close(&dfabric->fid);
-            dep = NULL;
-        }
+        gasnetc_ofi_dg_fini();
         return;
     }
     size_t max = dinfo->ep_attr->max_msg_size < DG_BUF_MAX ? dinfo->ep_attr->max_msg_size : DG_BUF_MAX;
