@@ -23,7 +23,7 @@
  * the RDM endpoint (the connection exists then: a bigger AM, a Long by fi_write, native
  * RMA or an atomic), everything to it goes by the RDM endpoint (gasnetc_ofi_dg_conn);
  * datagrams still unacknowledged are resent until acknowledged.
- * Tests: GASNET_OFI_DGRAM_TEST_DROP=k drops every k-th datagram sent (data, ACK or NAK).
+ * Tests: GASNET_OFI_DGRAM_TEST_DROP=k drops one datagram sent in k (data, ACK or NAK).
  * Every function expects gasnetc_ofi_lock held unless said. */
 #include "gasneti_rdgram.h"
 #include "ofi_internal.h"
@@ -76,8 +76,15 @@ static fi_addr_t peer_addr(gasneti_rdg_peer_t *p) {
     memcpy(&a, gasneti_rdg_extra(p), sizeof(a));
     return a;
 }
+/* GASNET_OFI_DGRAM_TEST_DROP=k: one datagram in k, on average, at pseudo-random places
+ * (exactly every k-th would, when a window of k datagrams is resent whole and nothing else
+ * goes between two resends, drop the same datagram each time, for ever) */
 static int dropped(void) {
-    if (!drop_every || ++nxmit % drop_every) return 0;
+    if (!drop_every) return 0;
+    nxmit ^= nxmit << 13; /* xorshift64, seeded with the rank */
+    nxmit ^= nxmit >> 7;
+    nxmit ^= nxmit << 17;
+    if (nxmit % drop_every) return 0;
     n_dropped++;
     return 1;
 }
@@ -252,6 +259,7 @@ void gasnetc_ofi_dg_init(gasneti_bootstrap_t *boot) {
         else switch_after = (uint32_t)v;
     }
     drop_every = (uint64_t)gasneti_getenv_int("GASNET_OFI_DGRAM_TEST_DROP", 0);
+    nxmit = 0x9e3779b97f4a7c15ull ^ ((uint64_t)gasneti_mynode + 1);
     gasnetc_ofi_dg_follow = switch_after != UINT32_MAX;
     if (want && !strstr(pn, "tcp")) {
         want = 0;
@@ -324,14 +332,15 @@ void gasnetc_ofi_dg_say_provider(void) {
         fprintf(stderr, "ofi-conduit: datagrams off (%s): every AM by the RDM endpoint\n", why_off);
         return;
     }
-    char sw[32];
+    char sw[32], drop[96] = "";
     if (switch_after == UINT32_MAX) snprintf(sw, sizeof(sw), "never");
     else snprintf(sw, sizeof(sw), "after %u", (unsigned)switch_after);
+    if (drop_every) snprintf(drop, sizeof(drop), ", one in %llu dropped (GASNET_OFI_DGRAM_TEST_DROP)", (unsigned long long)drop_every);
     fprintf(stderr,
             "ofi-conduit: datagrams: provider %s (FI_EP_DGRAM, domain %s) for AMs of up to %u bytes to peers without a "
             "connection; the RDM endpoint for a peer %s datagrams (GASNET_OFI_DGRAM_SWITCH)%s\n",
             dinfo->fabric_attr->prov_name, dinfo->domain_attr->name, (unsigned)gasnetc_ofi_dg_max, sw,
-            drop_every ? ", every k-th dropped (GASNET_OFI_DGRAM_TEST_DROP)" : "");
+            drop);
 }
 
 void gasnetc_ofi_dg_say(void) {

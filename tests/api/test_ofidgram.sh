@@ -7,7 +7,7 @@
 # P peer(s) (R resent), ...; X dropped on purpose, Y refused for now; S peer(s) switched
 # to the RDM endpoint after W datagrams; ...":
 #   never   GASNET_OFI_DGRAM_SWITCH=never: D > 0, P = N - 1, S = 0
-#   drop    never, and GASNET_OFI_DGRAM_TEST_DROP=29 (every 29th datagram sent is dropped):
+#   drop    never, and GASNET_OFI_DGRAM_TEST_DROP=29 (one datagram sent in 29 dropped, at pseudo-random places):
 #           X > 0 and R > 0 (the losses happened and were made good)
 #   switch  the default (switch after 64): 0 < D <= 64 x (N - 1) (no peer got more than 64)
 #   off     GASNET_OFI_DGRAM=0: rank 0 says "datagrams off (GASNET_OFI_DGRAM=0)", no report
