@@ -12,15 +12,14 @@
  * toolkit's layout), at most the port's MTU in all. In a send slot the AM starts at
  * GASNETC_IBV_UD_OFF (16), in a receive buffer at R_OFF (64-byte aligned, as on RC); the
  * header 8 bytes before it, and on receive the 40-byte GRH before that.
- * Reliability (rxe drops a datagram that finds no receive buffer posted): per peer,
- * datagrams are numbered; at most WIN are unacknowledged, each kept in its send slot
- * until the peer's cumulative acknowledgement covers it (carried by every datagram back,
- * or alone: ACK once ACK_EVERY are owed or one has been owed for ACK_DELAY). The receiver
- * takes only the next number due (go-back-N): a repeat is dropped and acknowledged again
- * at once, a gap is dropped and answered by a NAK (once per missing number) that makes
- * the sender resend everything unacknowledged at once. Otherwise the sender resends at a
- * deadline (RTO, doubling per retry up to RTO_MAX); a peer that acknowledges nothing for
- * GASNET_REQUESTTIMEOUT_MAX seconds (default 60; 0: never) is reported by rank and host.
+ * Reliability (rxe drops a datagram that finds no receive buffer posted): the toolkit's
+ * protocol (gasnet_core/gasneti_rdgram.h: numbers per peer, a window of
+ * GASNETI_RDG_WIN kept in their send slots until acknowledged, cumulative ACKs carried or
+ * alone, go-back-N with a NAK on a gap, resends at a doubling deadline, a peer silent for
+ * GASNET_REQUESTTIMEOUT_MAX reported by rank and host); here what UD makes different: the
+ * address handle (made with the peer's protocol state), posting on the send queue (its
+ * UD_SQ requests bound what goes at once), a slot freed only once both its send completed
+ * and the peer acknowledged it.
  * Receive buffers: on a shared receive queue of the UD QP's own, UD_RB_START posted at
  * start-up, doubled when more than half were taken since a poll last posted them or a gap
  * shows a datagram dropped, up to UD_RQ_MAX; the SRQ made as deep as the buffers posted and deepened with
@@ -33,14 +32,12 @@
  * SRQ's ring holds depth + 1 requests of 64 bytes, every one written by the posting of
  * the UD_RB_START buffers at start-up.
  * Every function expects gasnetc_ibv_lock held unless said. */
+#include "gasneti_rdgram.h"
 #include "ibv_internal.h"
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
-#define WIN 32          /* unacknowledged datagrams per peer */
-#define ACK_EVERY 8     /* a lone ACK once this many are owed */
 #define UD_SQ 7         /* send work requests of the UD QP (2^k - 1 for rxe) */
 #define UD_INLINE 48    /* bytes inline in a send request (ACKs, NAKs, small AMs) */
 #define UD_RQ_MAX 1023  /* receive work requests at most (2^k - 1) */
@@ -48,18 +45,7 @@
 #define UD_CHUNK 64
 #define UD_QKEY 0x1bd5a3c1u
 #define GRH 40
-static const uint64_t ACK_DELAY = 500000, RTO = 50000000, RTO_MAX = 1000000000; /* ns */
-static double give_up = 60.0;                                                    /* s */
-
-enum { UD_DATA = 1, UD_ACK = 2, UD_NAK = 3 };
-typedef struct {
-    uint16_t seq;  /* UD_DATA: its number */
-    uint16_t ack;  /* the next number due from the peer (all before it arrived) */
-    uint8_t kind;  /* UD_* */
-    uint8_t pad;
-    uint16_t pad2;
-} ud_hdr_t;
-_Static_assert(sizeof(ud_hdr_t) == 8, "a UD header is 8 bytes");
+typedef gasneti_rdg_hdr_t ud_hdr_t;
 #define HDR_AT (GASNETC_IBV_UD_OFF - sizeof(ud_hdr_t)) /* in a send slot */
 #define R_OFF 64                                       /* the AM in a receive buffer */
 #define R_HDR_AT (R_OFF - sizeof(ud_hdr_t))
@@ -72,20 +58,8 @@ typedef struct { /* a rank's UD address, as exchanged */
 } ud_addr_t;
 _Static_assert(sizeof(ud_addr_t) == 24, "a UD address is 24 bytes");
 
-typedef struct { /* a peer's state, made at first contact */
-    struct ibv_ah *ah;
-    uint64_t deadline;    /* ns: resend what is unacknowledged (0: not armed) */
-    uint64_t progress_at; /* ns: when the peer last acknowledged something new */
-    uint64_t owed_since;  /* ns: the oldest datagram not yet acknowledged to it (0: none) */
-    uint32_t n_sent;      /* datagrams sent (ibv_am.c makes an RC QP after many) */
-    uint16_t base, next;  /* [base, next): sent, not yet acknowledged */
-    uint16_t expect;      /* the next number due from it */
-    uint16_t owed;        /* datagrams taken since our last acknowledgement */
-    uint16_t naked;       /* expect + 1 when a NAK for it went (0: none) */
-    uint8_t retx, active, ackdue;
-    int16_t win[WIN]; /* the send slot of number s at s % WIN */
-} udpeer_t;
-_Static_assert(sizeof(udpeer_t) <= 128, "a peer's UD state stays small (issue 43)");
+/* a peer's: the protocol's state (gasneti_rdg_peer_t), then its address handle */
+#define AH(p) (*(struct ibv_ah **)gasneti_rdg_extra(p))
 
 int gasnetc_ibv_ud_on;
 uint32_t gasnetc_ibv_ud_max;
@@ -93,13 +67,11 @@ static struct ibv_qp *qp;
 static struct ibv_srq *srq; /* the UD QP's receive queue */
 static uint32_t ud_inline;
 static ud_addr_t *addr;     /* [gasneti_nodes] */
-static udpeer_t **peer;     /* [gasneti_nodes], NULL until first contact */
-static gex_Rank_t *active, *ackdue; /* peers with datagrams unacknowledged; owed an ACK */
-static int nactive, nackdue, sq_out;
+static gasneti_rdg_t rdg;   /* the protocol's state, every peer's */
+static int sq_out;
 static uint8_t posts[GASNETC_IBV_MAXSEND]; /* a slot's sends not completed */
 static uint8_t acked[GASNETC_IBV_MAXSEND]; /* a slot's datagram acknowledged (or not ours) */
 static uint16_t dlen[GASNETC_IBV_MAXSEND]; /* a slot's datagram's length (header included) */
-static size_t n_data, n_ack, n_nak, n_resent, n_dup, n_gap, n_peers;
 
 static struct { /* receive buffers: chunks of UD_CHUNK, one registration each */
     gasnetc_ibv_chunk_t chunk[(UD_RQ_MAX + UD_CHUNK) / UD_CHUNK];
@@ -112,12 +84,6 @@ static struct { /* receive buffers: chunks of UD_CHUNK, one registration each */
     int want_more; /* a gap was seen: grow at the next poll */
 } rb;
 #define UBUF(i) (rb.chunk[(i) / UD_CHUNK].buf + (size_t)((i) % UD_CHUNK) * rb.stride)
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* ---------------------------------------------------------------------------------
  * Receive buffers
@@ -176,11 +142,8 @@ void gasnetc_ibv_ud_repost(int idx) { rb.repost[rb.nrepost++] = idx; }
 /* ---------------------------------------------------------------------------------
  * Peers
  * --------------------------------------------------------------------------------- */
-static udpeer_t *peer_of(gex_Rank_t r) {
-    udpeer_t *p = peer[r];
-    if (GASNETI_LIKELY(p != NULL)) return p;
-    p = calloc(1, sizeof(*p));
-    if (!p) gasneti_fatalerror("ibv-conduit: out of memory for a peer's UD state");
+/* the protocol's made: the peer's address handle */
+static void op_made(gex_Rank_t r, gasneti_rdg_peer_t *p) {
     struct ibv_ah_attr a;
     memset(&a, 0, sizeof(a));
     a.dlid = addr[r].lid;
@@ -191,27 +154,18 @@ static udpeer_t *peer_of(gex_Rank_t r) {
         a.grh.sgid_index = (uint8_t)gasnetc_ibv_port.gid_index;
         a.grh.hop_limit = 64;
     }
-    p->ah = ibv_create_ah(gasnetc_ibv_pd, &a);
-    if (!p->ah) gasnetc_ibv_fail("ibv_create_ah (the peer's UD address)", errno, r);
-    for (int k = 0; k < WIN; k++) p->win[k] = -1;
-    peer[r] = p;
-    n_peers++;
-    return p;
+    AH(p) = ibv_create_ah(gasnetc_ibv_pd, &a);
+    if (!AH(p)) gasnetc_ibv_fail("ibv_create_ah (the peer's UD address)", errno, r);
 }
 
-int gasnetc_ibv_ud_room(gex_Rank_t r) {
-    const udpeer_t *p = peer[r];
-    return sq_out < UD_SQ && (!p || (uint16_t)(p->next - p->base) < WIN);
-}
+int gasnetc_ibv_ud_room(gex_Rank_t r) { return sq_out < UD_SQ && gasneti_rdg_room(&rdg, r); }
 int gasnetc_ibv_ud_peek(gex_Rank_t r) {
-    const udpeer_t *p = __atomic_load_n(&peer[r], __ATOMIC_RELAXED);
-    return __atomic_load_n(&sq_out, __ATOMIC_RELAXED) < UD_SQ &&
-           (!p || (uint16_t)(__atomic_load_n(&p->next, __ATOMIC_RELAXED) - __atomic_load_n(&p->base, __ATOMIC_RELAXED)) < WIN);
+    return __atomic_load_n(&sq_out, __ATOMIC_RELAXED) < UD_SQ && gasneti_rdg_peek(&rdg, r);
 }
 
 /* post the datagram at buf + HDR_AT (len bytes from there) to r; slot: its send slot,
  * or -1 (inline from buf: a control message) */
-static void post(gex_Rank_t r, udpeer_t *p, uint8_t *buf, uint32_t len, int slot, uint32_t lkey) {
+static void post(gex_Rank_t r, gasneti_rdg_peer_t *p, uint8_t *buf, uint32_t len, int slot, uint32_t lkey) {
     struct ibv_sge sge = {(uintptr_t)(buf + HDR_AT), len, lkey};
     struct ibv_send_wr wr, *bad = NULL;
     memset(&wr, 0, sizeof(wr));
@@ -221,7 +175,7 @@ static void post(gex_Rank_t r, udpeer_t *p, uint8_t *buf, uint32_t len, int slot
     wr.num_sge = 1;
     wr.opcode = IBV_WR_SEND;
     wr.send_flags = IBV_SEND_SIGNALED | (len <= ud_inline ? IBV_SEND_INLINE : 0);
-    wr.wr.ud.ah = p->ah;
+    wr.wr.ud.ah = AH(p);
     wr.wr.ud.remote_qpn = addr[r].qpn;
     wr.wr.ud.remote_qkey = UD_QKEY;
     int rc = ibv_post_send(qp, &wr, &bad);
@@ -230,78 +184,34 @@ static void post(gex_Rank_t r, udpeer_t *p, uint8_t *buf, uint32_t len, int slot
     if (slot >= 0) posts[slot]++;
 }
 
-/* an ACK or NAK to r now (0: no room in the send queue) */
-static int control(gex_Rank_t r, udpeer_t *p, uint8_t kind) {
-    if (sq_out >= UD_SQ || ud_inline < GASNETC_IBV_UD_OFF + 8 - HDR_AT) return 0;
+/* the protocol's callbacks: a kept datagram (re)sent, an ACK or NAK, a slot's header, a
+ * datagram acknowledged; 1: no room in the send queue now */
+static int op_xmit(gex_Rank_t r, gasneti_rdg_peer_t *p, int slot) {
+    if (sq_out >= UD_SQ) return 1;
+    post(r, p, gasnetc_ibv_slot_buf(slot), dlen[slot], slot, gasnetc_ibv_slot_lkey(slot));
+    return 0;
+}
+static int op_control(gex_Rank_t r, gasneti_rdg_peer_t *p, const gasneti_rdg_hdr_t *h) {
+    if (sq_out >= UD_SQ || ud_inline < GASNETC_IBV_UD_OFF + 8 - HDR_AT) return 1;
     uint64_t msg[(GASNETC_IBV_UD_OFF + 8) / 8];
-    ud_hdr_t h = {0, p->expect, kind, 0, 0};
-    memcpy((uint8_t *)msg + HDR_AT, &h, sizeof(h));
+    memcpy((uint8_t *)msg + HDR_AT, h, sizeof(*h));
     gasnetc_ibv_pre_t pre = {gasneti_mynode, 0, 0, 0};
     memcpy((uint8_t *)msg + GASNETC_IBV_UD_OFF, &pre, sizeof(pre));
-    post(r, p, (uint8_t *)msg, (uint32_t)(sizeof(h) + sizeof(pre)), -1, 0);
-    p->owed = 0;
-    p->owed_since = 0;
-    if (kind == UD_ACK) n_ack++;
-    else n_nak++;
-    return 1;
+    post(r, p, (uint8_t *)msg, (uint32_t)(sizeof(*h) + sizeof(pre)), -1, 0);
+    return 0;
 }
-
-static void list_add(gex_Rank_t *list, int *n, uint8_t *flag, gex_Rank_t r) {
-    if (*flag) return;
-    *flag = 1;
-    list[(*n)++] = r;
+static gasneti_rdg_hdr_t *op_hdr(int slot) { return (gasneti_rdg_hdr_t *)(gasnetc_ibv_slot_buf(slot) + HDR_AT); }
+static void op_acked(int slot) {
+    acked[slot] = 1;
+    if (!posts[slot]) gasnetc_ibv_slot_release(slot);
 }
+static const gasneti_rdg_ops_t ops = {op_xmit, op_control, op_hdr, op_acked, op_made};
 
 uint32_t gasnetc_ibv_ud_send(gex_Rank_t r, int slot, uint8_t *buf, uint32_t len, uint32_t lkey) {
-    udpeer_t *p = peer_of(r);
-    ud_hdr_t h = {p->next, p->expect, UD_DATA, 0, 0};
-    memcpy(buf + HDR_AT, &h, sizeof(h));
-    p->win[p->next % WIN] = (int16_t)slot;
+    (void)buf, (void)lkey; /* the slot's (op_xmit) */
     acked[slot] = 0;
-    dlen[slot] = (uint16_t)(sizeof(h) + len);
-    if (p->next == p->base) {
-        p->deadline = 0; /* armed by the next progress */
-        p->progress_at = 0;
-        p->retx = 0;
-    }
-    p->next++;
-    p->owed = 0; /* (carried) */
-    p->owed_since = 0;
-    post(r, p, buf, (uint32_t)sizeof(h) + len, slot, lkey);
-    list_add(active, &nactive, &p->active, r);
-    n_data++;
-    return ++p->n_sent;
-}
-
-/* the peer acknowledged everything before ack */
-static void acked_to(udpeer_t *p, uint16_t ack) {
-    if ((uint16_t)(ack - p->base) > (uint16_t)(p->next - p->base) || ack == p->base) return;
-    for (uint16_t s = p->base; s != ack; s++) {
-        int slot = p->win[s % WIN];
-        p->win[s % WIN] = -1;
-        acked[slot] = 1;
-        if (!posts[slot]) gasnetc_ibv_slot_release(slot);
-    }
-    p->base = ack;
-    p->retx = 0;
-    p->deadline = 0;
-    p->progress_at = 0;
-}
-
-/* resend everything unacknowledged to r (as the send queue allows) */
-static void resend(gex_Rank_t r, udpeer_t *p) {
-    for (uint16_t s = p->base; s != p->next && sq_out < UD_SQ; s++) {
-        int slot = p->win[s % WIN];
-        uint8_t *buf = gasnetc_ibv_slot_buf(slot);
-        ud_hdr_t h;
-        memcpy(&h, buf + HDR_AT, sizeof(h));
-        h.ack = p->expect;
-        memcpy(buf + HDR_AT, &h, sizeof(h));
-        post(r, p, buf, dlen[slot], slot, gasnetc_ibv_slot_lkey(slot));
-        n_resent++;
-    }
-    p->owed = 0;
-    p->owed_since = 0;
+    dlen[slot] = (uint16_t)(sizeof(ud_hdr_t) + len);
+    return gasneti_rdg_send(&rdg, r, slot);
 }
 
 void gasnetc_ibv_ud_send_done(const struct ibv_wc *wc) {
@@ -323,35 +233,16 @@ uint8_t *gasnetc_ibv_ud_recv(const struct ibv_wc *wc, size_t *len, int *idx) {
     }
     uint8_t *d = UBUF(*idx) + R_HDR_AT;
     size_t n = wc->byte_len >= GRH ? wc->byte_len - GRH : 0;
-    ud_hdr_t h;
     gasnetc_ibv_pre_t pre;
-    if (n < sizeof(h) + sizeof(pre)) gasneti_wire_bad("a datagram shorter than ibv-conduit's headers", GEX_RANK_INVALID);
-    memcpy(&h, d, sizeof(h));
-    memcpy(&pre, d + sizeof(h), sizeof(pre));
-    if (pre.src >= gasneti_nodes || h.kind < UD_DATA || h.kind > UD_NAK)
-        gasneti_wire_bad("a bad ibv-conduit datagram header", pre.src < gasneti_nodes ? pre.src : GEX_RANK_INVALID);
-    gex_Rank_t src = pre.src;
-    udpeer_t *p = peer_of(src);
-    acked_to(p, h.ack);
-    if (h.kind == UD_NAK && p->base != p->next) resend(src, p);
-    if (h.kind == UD_DATA) {
-        if (h.seq == p->expect) {
-            p->expect++;
-            p->owed++;
-            list_add(ackdue, &nackdue, &p->ackdue, src);
-            *len = n - sizeof(h);
-            return d + sizeof(h);
-        }
-        if ((uint16_t)(p->expect - h.seq) <= WIN) { /* a repeat: our ACK was lost or late */
-            n_dup++;
-            p->owed = ACK_EVERY;
-            list_add(ackdue, &nackdue, &p->ackdue, src);
-        } else { /* a gap: one was dropped (no buffer?) */
-            n_gap++;
-            rb.want_more = 1;
-            if (p->naked != (uint16_t)(p->expect + 1) && control(src, p, UD_NAK)) p->naked = (uint16_t)(p->expect + 1);
-        }
+    if (n < sizeof(ud_hdr_t) + sizeof(pre)) gasneti_wire_bad("a datagram shorter than ibv-conduit's headers", GEX_RANK_INVALID);
+    memcpy(&pre, d + sizeof(ud_hdr_t), sizeof(pre));
+    if (pre.src >= gasneti_nodes) gasneti_wire_bad("a bad ibv-conduit datagram header", GEX_RANK_INVALID);
+    int got = gasneti_rdg_recv(&rdg, pre.src, (const ud_hdr_t *)d);
+    if (got == GASNETI_RDG_TAKE) {
+        *len = n - sizeof(ud_hdr_t);
+        return d + sizeof(ud_hdr_t);
     }
+    if (got == GASNETI_RDG_GAP) rb.want_more = 1; /* one was dropped (no buffer?) */
     rb.repost[rb.nrepost++] = *idx;
     return NULL;
 }
@@ -366,39 +257,7 @@ void gasnetc_ibv_ud_progress(void) {
         rb.want_more = 0;
         rb_grow();
     }
-    if (!nactive && !nackdue) return;
-    uint64_t now = now_ns();
-    for (int k = 0; k < nackdue; k++) {
-        gex_Rank_t r = ackdue[k];
-        udpeer_t *p = peer[r];
-        if (p->owed && !p->owed_since) p->owed_since = now;
-        if (p->owed && (p->owed >= ACK_EVERY || now - p->owed_since >= ACK_DELAY) && !control(r, p, UD_ACK)) continue;
-        if (p->owed) continue;
-        p->ackdue = 0;
-        ackdue[k--] = ackdue[--nackdue];
-    }
-    for (int k = 0; k < nactive; k++) {
-        gex_Rank_t r = active[k];
-        udpeer_t *p = peer[r];
-        if (p->base == p->next) {
-            p->active = 0;
-            active[k--] = active[--nactive];
-            continue;
-        }
-        if (!p->progress_at) p->progress_at = now;
-        if (!p->deadline) p->deadline = now + RTO;
-        if (now < p->deadline) continue;
-        if (give_up > 0 && (double)(now - p->progress_at) * 1e-9 > give_up) {
-            char why[160];
-            snprintf(why, sizeof(why), "it acknowledged none of %u datagram(s) for %.0f s (GASNET_REQUESTTIMEOUT_MAX): "
-                     "gone, stopped or unreachable", (unsigned)(uint16_t)(p->next - p->base), give_up);
-            gasneti_peer_fail("ibv-conduit's datagrams", why, r);
-        }
-        resend(r, p);
-        p->retx = p->retx < 20 ? p->retx + 1 : p->retx;
-        uint64_t rto = RTO << (p->retx < 5 ? p->retx : 5);
-        p->deadline = now + (rto < RTO_MAX ? rto : RTO_MAX);
-    }
+    gasneti_rdg_progress(&rdg);
 }
 
 /* ---------------------------------------------------------------------------------
@@ -408,13 +267,7 @@ int gasnetc_ibv_ud_cq_share(void) { return UD_SQ + UD_RQ_MAX; }
 
 void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
     gasnetc_ibv_ud_on = gasneti_getenv_yesno("GASNET_IBV_UD", 1);
-    const char *v = gasneti_getenv("GASNET_REQUESTTIMEOUT_MAX");
-    if (v && *v) {
-        char *end;
-        double d = strtod(v, &end);
-        if (*end || d < 0) gasneti_launch_error("GASNET_REQUESTTIMEOUT_MAX=%s: expected a number of seconds >= 0", v);
-        give_up = d; /* 0: never */
-    }
+    gasneti_rdg_init(&rdg, &ops, sizeof(struct ibv_ah *), "ibv-conduit's datagrams");
     /* every rank takes part in the exchange, UD or not, so that the choice is the same */
     ud_addr_t mine;
     memset(&mine, 0, sizeof(mine));
@@ -465,10 +318,7 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
     }
     gex_Rank_t n = gasneti_nodes;
     addr = calloc(n, sizeof(ud_addr_t));
-    peer = calloc(n, sizeof(udpeer_t *));
-    active = calloc(n, sizeof(gex_Rank_t));
-    ackdue = calloc(n, sizeof(gex_Rank_t));
-    if (!addr || !peer || !active || !ackdue) gasneti_fatalerror("ibv-conduit: out of memory for %u peers' UD addresses", (unsigned)n);
+    if (!addr) gasneti_fatalerror("ibv-conduit: out of memory for %u peers' UD addresses", (unsigned)n);
     boot->exchange(&mine, sizeof(mine), addr);
     for (gex_Rank_t r = 0; r < n && gasnetc_ibv_ud_on; r++)
         if (!addr[r].qpn) gasnetc_ibv_ud_on = 0; /* GASNET_IBV_UD differs between ranks: RC only */
@@ -477,8 +327,8 @@ void gasnetc_ibv_ud_init(gasneti_bootstrap_t *boot) {
 void gasnetc_ibv_ud_fini(void) {
     if (qp) ibv_destroy_qp(qp);
     if (srq) ibv_destroy_srq(srq);
-    for (gex_Rank_t r = 0; peer && r < gasneti_nodes; r++)
-        if (peer[r]) ibv_destroy_ah(peer[r]->ah);
+    for (gex_Rank_t r = 0; rdg.peer && r < gasneti_nodes; r++)
+        if (rdg.peer[r]) ibv_destroy_ah(AH(rdg.peer[r]));
 }
 void gasnetc_ibv_ud_free(void) {
     for (size_t c = 0; c < sizeof(rb.chunk) / sizeof(rb.chunk[0]) && rb.chunk[c].mr; c++) ibv_dereg_mr(rb.chunk[c].mr);
@@ -494,6 +344,7 @@ void gasnetc_ibv_ud_say(int slots) {
             "NAK(s) alone, %zu repeat(s) and %zu gap(s) dropped; RC queue pairs made for %d of %u peer(s); UD receive "
             "buffers: %d of %zu bytes (started with %d, at most %d; their queue %d deep), grew %d time(s); %d datagram send "
             "slot(s) made\n",
-            (unsigned)gasneti_mynode, n_data, n_peers, n_resent, n_ack, n_nak, n_dup, n_gap, gasnetc_ibv_qps_made(),
+            (unsigned)gasneti_mynode, rdg.n_data, rdg.n_peers, rdg.n_resent, rdg.n_ack, rdg.n_nak, rdg.n_dup, rdg.n_gap,
+            gasnetc_ibv_qps_made(),
             (unsigned)gasneti_nodes - 1, rb.made, rb.stride, rb.start, UD_RQ_MAX, rb.depth, rb.grew, slots);
 }

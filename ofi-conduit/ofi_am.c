@@ -73,6 +73,11 @@ static inline void set_src(uint8_t *msg) {
     pre_t p = {gasneti_mynode, 0};
     memcpy(msg, &p, sizeof(p));
 }
+/* in a datagram (ofi_dgram.c), the prefix's second word says which: 1 a request, 2 a reply */
+static inline void set_dg_src(uint8_t *msg, int is_req) {
+    pre_t p = {gasneti_mynode, is_req ? 1u : 2u};
+    memcpy(msg, &p, sizeof(p));
+}
 /* channel ch's messages are tagged (replies, when one endpoint carries both channels) */
 #define TAGGED(ch) ((ch) == GASNETC_CH_REP && gasnetc_ofi_tagged)
 /* a message of len bytes goes by fi_inject (from the stack or its own memory) */
@@ -225,6 +230,14 @@ static int account(const uint8_t *msg, size_t len, int is_req) {
 /* lock held: a credit message to r (gasneti_credit_flush); 1: not now */
 static int send_credit(gex_Rank_t r, unsigned n) {
     uint64_t msg[2];
+    if (gasnetc_ofi_dg_to(r)) { /* as a datagram */
+        if (!gasnetc_ofi_dg_room(r)) return 1;
+        int slot;
+        uint8_t *b = gasnetc_ofi_dg_slot(&slot, 16);
+        set_dg_src(b, 0);
+        gasnetc_ofi_dg_send(r, slot, gasneti_wire_credit_msg(b, PRE, n));
+        return 0;
+    }
     set_src((uint8_t *)msg);
     uint32_t len = gasneti_wire_credit_msg((uint8_t *)msg, PRE, n);
     ssize_t rc = ch_inject(GASNETC_CH_REP, msg, len, r);
@@ -251,6 +264,7 @@ ssize_t gasnetc_ofi_am_send_built(int is_req, gex_Rank_t dest, void *msg, uint32
         if (rc) gasneti_slots_put(&pool, i);
     }
     if (rc == 0) gasneti_credit_sent(&cr, dest, 0); /* its credit was taken before the write */
+    if (rc == 0) gasnetc_ofi_dg_mark(dest);
     else if (rc != -FI_EAGAIN) gasnetc_ofi_fail("fi_inject or fi_send (a Long after its fi_write)", rc, (long)dest);
     return rc;
 }
@@ -258,9 +272,10 @@ ssize_t gasnetc_ofi_am_send_built(int is_req, gex_Rank_t dest, void *msg, uint32
 static int ofi_poll(int nested) {
     if (!__atomic_load_n(&gasnetc_ofi_up, __ATOMIC_ACQUIRE)) return 0;
     struct fi_cq_data_entry e[CQ_BATCH];
-    const uint8_t *run[CQ_BATCH];
-    size_t runlen[CQ_BATCH];
-    rbuf_t *runbuf[CQ_BATCH];
+    const uint8_t *run[2 * CQ_BATCH];
+    size_t runlen[2 * CQ_BATCH];
+    rbuf_t *runbuf[2 * CQ_BATCH]; /* NULL: a datagram's (rundg) */
+    int rundg[2 * CQ_BATCH], runreq[2 * CQ_BATCH];
     int nrun = 0, n = 0;
     OFI_LOCK();
     while (nrepost) post_rbuf(repost[--nrepost]);
@@ -280,10 +295,12 @@ static int ofi_poll(int nested) {
         if ((e[k].flags & FI_RECV) && e[k].len) {
             const uint8_t *msg = rb->multi ? (const uint8_t *)e[k].buf : rb->base;
             int is_req = rb->ch == GASNETC_CH_REQ;
+            if (gasnetc_ofi_dg_on) gasnetc_ofi_dg_mark(msg_src(msg)); /* a connection from it exists */
             if (account(msg, e[k].len, is_req)) { /* a credit message: nothing to run */
             } else if (gasneti_defer_if(nested, is_req, msg_src(msg), msg, e[k].len)) {
             } else {
                 rb->refs++;
+                runreq[nrun] = is_req;
                 runbuf[nrun] = rb;
                 runlen[nrun] = e[k].len;
                 run[nrun++] = msg;
@@ -295,12 +312,38 @@ static int ofi_poll(int nested) {
         }
         if (!rb->posted && !rb->refs) post_rbuf(rb);
     }
+    static unsigned dg_tick;
+    if (gasnetc_ofi_dg_on && (gasnetc_ofi_dg_hot || !(++dg_tick % GASNETC_OFI_DG_IDLE_EVERY))) { /* datagrams (ofi_dgram.c) */
+        gasnetc_ofi_dgmsg_t dm[CQ_BATCH];
+        int nd = gasnetc_ofi_dg_poll(dm, CQ_BATCH);
+        for (int k = 0; k < nd; k++) {
+            const gasneti_wire_hdr_t *h;
+            if (account(dm[k].msg, dm[k].len, dm[k].is_req)) { /* a credit message */
+            } else if ((h = GASNETI_WIRE_HDR(dm[k].msg, PRE))->flags & GASNETI_WIRE_ELSEWHERE) {
+                gasneti_wire_bad("a datagram with its payload elsewhere", msg_src(dm[k].msg));
+            } else if (!gasneti_defer_if(nested, dm[k].is_req, msg_src(dm[k].msg), dm[k].msg, dm[k].len)) {
+                runbuf[nrun] = NULL;
+                rundg[nrun] = dm[k].idx;
+                runreq[nrun] = dm[k].is_req;
+                runlen[nrun] = dm[k].len;
+                run[nrun++] = dm[k].msg;
+                continue;
+            }
+            gasnetc_ofi_dg_release(dm[k].idx);
+        }
+    }
     if (gasnetc_ofi_long_queued) gasnetc_ofi_long_send_queued();
     if (cr.ndue) gasneti_credit_flush(&cr, send_credit);
     OFI_UNLOCK();
     for (int r = 0; r < nrun; r++) {
-        gasneti_wire_deliver(run[r], PRE, runlen[r], msg_src(run[r]), runbuf[r]->ch == GASNETC_CH_REQ);
+        gasneti_wire_deliver(run[r], PRE, runlen[r], msg_src(run[r]), runreq[r]);
         OFI_LOCK();
+        if (!runbuf[r]) { /* a datagram's buffer: posted again now */
+            if (gasnetc_ofi_up) gasnetc_ofi_dg_release(rundg[r]);
+            OFI_UNLOCK();
+            n++;
+            continue;
+        }
         /* posted again by the next poll, not now: a ping-pong's next request goes out
          * first (a buffer of one message, as each reply's is with tagged replies, is
          * posted after every message; bench_ofi's round trip on shm 0.653 -> 0.636 us,
@@ -318,6 +361,8 @@ int gasnetc_poll(void) { return ofi_poll(gasneti_net_nested()); }
  * Sending
  * --------------------------------------------------------------------------------- */
 int gasnetc_am_would_block(const gasneti_am_msg_t *m) {
+    if (gasnetc_ofi_dg_to(m->jobrank) && !m->frag && gasneti_wire_len(PRE, m, 0, 1) <= gasnetc_ofi_dg_max)
+        return !gasneti_credit_peek(&cr, m->jobrank, m->is_req) || !gasnetc_ofi_dg_peek(m->jobrank);
     int written = m->category == GASNETI_AM_LONG && gasnetc_ofi_long_by_write(m);
     gasneti_am_msg_t first = *m; /* the first piece of a bigger one */
     if (first.nbytes > GASNETC_NET_MEDIUM) first.nbytes = GASNETC_NET_MEDIUM;
@@ -383,6 +428,7 @@ static ssize_t post(going_t *g) {
     if (rc == -FI_EAGAIN) return rc;
     if (rc) gasnetc_ofi_fail(g->slot < 0 ? "fi_inject" : "fi_send", rc, (long)m->jobrank);
     int take = m->is_req && g->slot < 0; /* (a reserved request's credit is taken) */
+    gasnetc_ofi_dg_mark(m->jobrank);
     if (g->slot >= 0) slots[g->slot].credit = 0;
     gasneti_credit_sent(&cr, m->jobrank, take);
     return 0;
@@ -410,6 +456,12 @@ static int send_going(going_t *g) {
  * reservation (slot and credit), the Commit builds the message and sends it. ---- */
 void *gasnetc_am_prepare(const gasneti_am_msg_t *m, size_t least, size_t most, size_t *size, gasneti_am_prep_t *h) {
     if (m->category != GASNETI_AM_MEDIUM) return NULL;
+    if (gasnetc_ofi_dg_to(m->jobrank)) { /* one that fits a datagram: the library's buffer */
+        gasneti_am_msg_t least_m = *m;
+        least_m.frag = NULL;
+        least_m.nbytes = least;
+        if (gasneti_wire_len(PRE, &least_m, 0, 1) <= gasnetc_ofi_dg_max) return NULL;
+    }
     gasneti_am_msg_t biggest = *m;
     biggest.nbytes = most < GASNETC_NET_MEDIUM ? most : GASNETC_NET_MEDIUM;
     biggest.frag = NULL;
@@ -461,10 +513,35 @@ uint32_t gasnetc_ofi_am_build_written(void *buf, const gasneti_am_msg_t *m) {
     return build(buf, m, GASNETI_WIRE_ELSEWHERE);
 }
 
+/* lock held (gasneti_lock_room): room for m as a datagram */
+static int dg_room(void *m) {
+    return credit_room(m) && gasnetc_ofi_dg_room(((const gasneti_am_msg_t *)m)->jobrank);
+}
+/* m (len bytes with its prefix) as a datagram: built in a datagram send slot, kept there
+ * until the peer acknowledges it (ofi_dgram.c) */
+static int send_dg(const gasneti_am_msg_t *m, uint32_t len, gasneti_counter_t *lc) {
+    gex_Rank_t r = m->jobrank;
+    if (gasneti_lock_room(&gasnetc_ofi_lock, dg_room, (void *)m, m)) return GASNETI_AM_WOULD_BLOCK;
+    int slot;
+    uint8_t *b = gasnetc_ofi_dg_slot(&slot, len);
+    set_dg_src(b, m->is_req);
+    gasneti_wire_build(b, PRE, m, 0, 0, 1); /* (under the lock: a datagram at most) */
+    gasneti_wire_set_credits(b, PRE, gasneti_credit_owed(&cr, r));
+    gasneti_credit_sent(&cr, r, m->is_req);
+    gasnetc_ofi_dg_send(r, slot, len);
+    OFI_UNLOCK();
+    if (lc) gasneti_counter_done(lc); /* copied */
+    return GASNET_OK;
+}
+
 int gasnetc_am_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     if (m->category == GASNETI_AM_LONG) { /* by fi_write (ofi_long.c), or inside the message */
         if (gasnetc_ofi_long_by_write(m)) return gasnetc_ofi_long_send(m, lc);
         if (gasnetc_ofi_verbose) __atomic_fetch_add(&gasnetc_ofi_longs_inline, 1, __ATOMIC_RELAXED);
+    }
+    if (gasnetc_ofi_dg_to(m->jobrank) && !m->frag) { /* as a datagram, if it fits (ofi_dgram.c) */
+        uint32_t dl = gasneti_wire_len(PRE, m, 0, 1);
+        if (dl <= gasnetc_ofi_dg_max) return send_dg(m, dl, lc);
     }
     gasneti_assert((m->category == GASNETI_AM_SHORT ? 0 : m->nbytes) <= GASNETC_NET_MEDIUM);
     going_t g = {m, NULL, gasneti_wire_len(PRE, m, 0, ALIGN), m->is_req ? GASNETC_CH_REQ : GASNETC_CH_REP, -1};
@@ -570,7 +647,8 @@ int gasnetc_ofi_am_fini(void) {
     struct fi_cq_data_entry e[CQ_BATCH];
     for (;;) {
         double t = now_s();
-        if (t > end || (gasneti_slots_avail(&pool) == MAXSEND && t > min_end)) break;
+        if (t > end || (gasneti_slots_avail(&pool) == MAXSEND && gasnetc_ofi_dg_idle() && t > min_end)) break;
+        gasnetc_ofi_dg_drain(); /* acknowledgements, resends */
         ssize_t got = fi_cq_read(gasnetc_ofi_cq, e, CQ_BATCH);
         if (got == -FI_EAVAIL) {
             struct fi_cq_err_entry err;

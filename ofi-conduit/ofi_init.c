@@ -99,6 +99,26 @@ static int rdma_device_present(void) {
     if (d) closedir(d);
     return found;
 }
+/* FI_PROVIDER as the user set it (NULL: unset). Libfabric loads only the providers it
+ * names, so a single tcp one (FI_PROVIDER="tcp;ofi_rxm") gets ",udp" added for the datagram
+ * endpoint (ofi_dgram.c; not with GASNET_OFI_DGRAM=0), and the RDM endpoint's provider is
+ * then asked for by that name (select_provider): the same choice as the user's. */
+static const char *user_provider;
+static int provider_widened;
+static const char *fi_provider(void) { return provider_widened ? user_provider : getenv("FI_PROVIDER"); }
+static void widen_provider(void) {
+    const char *fp = getenv("FI_PROVIDER");
+    if (!fp || !*fp || !strstr(fp, "tcp") || strchr(fp, ',') || strchr(fp, '^') || !gasneti_getenv_yesno("GASNET_OFI_DGRAM", 1))
+        return;
+    size_t len = strlen(fp) + 8;
+    char *both = malloc(len);
+    user_provider = strdup(fp);
+    if (!both || !user_provider) return;
+    snprintf(both, len, "%s,udp", fp);
+    setenv("FI_PROVIDER", both, 1);
+    free(both);
+    provider_widened = 1;
+}
 static void library_defaults(void) {
     char n[24];
     size_t eps = 2 * (size_t)gasneti_nodes; /* at most two endpoints per rank */
@@ -112,6 +132,7 @@ static void library_defaults(void) {
         int verbs = fp ? strstr(fp, "verbs") != NULL : rdma_device_present();
         setenv("FI_OFI_RXM_EAGER_LIMIT", verbs ? "2048" : "16384", 1); /* unset, it follows the buffer size */
     }
+    widen_provider();
 }
 
 /* fi_getinfo for hints; ENODATA: none */
@@ -165,6 +186,7 @@ static struct fi_info *select_provider(int *noffers) {
     struct fi_info *hints = fi_allocinfo(), *list = NULL;
     if (!hints) gasneti_fatalerror("ofi-conduit: fi_allocinfo: out of memory");
     hints->ep_attr->type = FI_EP_RDM;
+    if (provider_widened) hints->fabric_attr->prov_name = strdup(user_provider);
     hints->caps = FI_MSG | FI_RMA | FI_MULTI_RECV | (gasneti_host_set_size > 1 ? FI_REMOTE_COMM : 0);
     /* atomics only when they may be used: otherwise the provider is asked exactly what it
      * was before native atomics */
@@ -187,7 +209,7 @@ static struct fi_info *select_provider(int *noffers) {
         rc = query(hints, &list);
     }
     if (rc) {
-        const char *fp = getenv("FI_PROVIDER");
+        const char *fp = fi_provider();
         gasneti_fatalerror("ofi-conduit: fi_getinfo found no provider with reliable-datagram endpoints (FI_EP_RDM) and "
                            "messages (FI_MSG)%s%s%s: %s (`fi_info -t FI_EP_RDM -c FI_MSG` lists what libfabric offers)",
                            fp ? " among FI_PROVIDER=" : "", fp ? fp : "", fp ? "" : "", fi_strerror(-rc));
@@ -195,6 +217,7 @@ static struct fi_info *select_provider(int *noffers) {
     *noffers = 0;
     for (struct fi_info *i = list; i; i = i->next) (*noffers)++;
     struct fi_info *pick = choose_domain(list);
+    free(hints->fabric_attr->prov_name);
     hints->fabric_attr->prov_name = strdup(pick->fabric_attr->prov_name);
     hints->fabric_attr->name = strdup(pick->fabric_attr->name);
     hints->domain_attr->name = strdup(pick->domain_attr->name);
@@ -292,7 +315,7 @@ static void exchange_names(gasneti_bootstrap_t *boot) {
 
 static void say_provider(int noffers) {
     struct fi_info *i = gasnetc_ofi_info;
-    const char *fp = getenv("FI_PROVIDER");
+    const char *fp = fi_provider();
     fprintf(stderr,
             "ofi-conduit: provider %s (fabric %s, domain %s: %s): %s%s%s, the first of %d offer(s) of FI_EP_RDM with "
             "FI_MSG; RDMA %s, atomics %s, multi-receive %s, %s, inject up to %zu bytes, %s progress%s\n",
@@ -371,6 +394,8 @@ int gasnetc_network_init(gasneti_bootstrap_t *boot) {
     if (gasnetc_ofi_tagged) gasnetc_ofi_ep[GASNETC_CH_REP] = gasnetc_ofi_ep[GASNETC_CH_REQ];
     else open_endpoint(GASNETC_CH_REP, boot->jobid);
     exchange_names(boot);
+    gasnetc_ofi_dg_init(boot);
+    if (gasnetc_ofi_verbose) gasnetc_ofi_dg_say_provider();
     gasnetc_ofi_rma_init();
     gasnetc_ofi_long_init();
     gasnetc_ofi_am_init();
@@ -386,10 +411,12 @@ void gasnetc_network_fini(void) {
         gasnetc_ofi_long_say();
         gasnetc_ofi_am_say_prepared();
         gasnetc_ofi_am_say_pools();
+        gasnetc_ofi_dg_say();
         gasnetc_ofi_rma_say();
         if (gasnetc_ofi_mr_local) gasnetc_ofi_rma_say_regs();
     }
     if (!gasnetc_ofi_am_fini()) return;
+    gasnetc_ofi_dg_fini();
     gasnetc_ofi_rma_fini();
     fi_close(&av->fid);
     fi_close(&gasnetc_ofi_domain->fid);

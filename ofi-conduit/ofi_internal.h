@@ -5,6 +5,8 @@
  *   ofi_am.c     Active Messages over fi_send/fi_inject into pre-posted receive buffers;
  *                the completion queue's poll.
  *   ofi_long.c   Longs whose payload goes by fi_write, the header following.
+ *   ofi_dgram.c  a datagram endpoint (udp) for the AMs that fit one, to peers without a
+ *                connection (the toolkit's reliable-datagram protocol, gasneti_rdgram.h).
  *   ofi_rma.c    native RMA: fi_write/fi_read into every registered segment (one fid_mr
  *                each, the key published by the core); the flush mode; native atomics
  *                (fi_atomic, fi_fetch_atomic, fi_compare_atomic) on the primordial one.
@@ -134,5 +136,48 @@ extern ssize_t gasnetc_ofi_am_send_built(int is_req, gex_Rank_t dest, void *msg,
 extern size_t gasnetc_ofi_rma_npieces(size_t nbytes);
 extern int gasnetc_ofi_rma_write_long(gex_Rank_t jr, const void *rkey, const void *src, void *dest, size_t nbytes,
                                       gasnetc_ofi_long_t *wl, gex_Flags_t flags);
+
+/* ---- datagrams for AMs to peers without a connection: ofi_dgram.c (see there) ---- */
+extern int gasnetc_ofi_dg_on;        /* the datagram endpoint is in use */
+extern uint32_t gasnetc_ofi_dg_max;  /* the largest message (prefix and AM) one carries */
+extern uint8_t *gasnetc_ofi_dg_conn; /* [gasneti_nodes] (with dg_on): 1 once r is reached by the RDM endpoint */
+extern int gasnetc_ofi_dg_follow;    /* traffic by the RDM endpoint marks the peer (not with SWITCH=never) */
+/* r has a connection now (traffic by the RDM endpoint, either way): everything to it goes that way */
+GASNETI_ALWAYS_INLINE void gasnetc_ofi_dg_mark(gex_Rank_t r) {
+    if (gasnetc_ofi_dg_on && gasnetc_ofi_dg_follow && !gasnetc_ofi_dg_conn[r]) gasnetc_ofi_dg_conn[r] = 1;
+}
+/* Polls read the datagrams' completion queue (a system call on udp) each time while
+ * datagrams are in flight or arrived in the last HOT_POLLS (gasnetc_ofi_dg_hot > 0), else
+ * one poll in GASNETC_OFI_DG_IDLE_EVERY: a busy peer over the RDM endpoint pays little
+ * for them, a datagram to an idle process waits a few polls at most. */
+extern int gasnetc_ofi_dg_hot;
+#define GASNETC_OFI_DG_IDLE_EVERY 32
+/* AMs to r go as datagrams when they fit */
+GASNETI_ALWAYS_INLINE int gasnetc_ofi_dg_to(gex_Rank_t r) { return gasnetc_ofi_dg_on && !gasnetc_ofi_dg_conn[r]; }
+typedef struct { /* a datagram's AM to deliver (gasnetc_ofi_dg_poll) */
+    const uint8_t *msg;
+    size_t len;
+    int is_req, idx;
+} gasnetc_ofi_dgmsg_t;
+/* start-up (after the RDM endpoint's, every rank: an exchange) and shut-down; the provider
+ * line and the counts (GASNET_VERBOSEENV) */
+extern void gasnetc_ofi_dg_init(gasneti_bootstrap_t *boot);
+extern void gasnetc_ofi_dg_fini(void);
+extern void gasnetc_ofi_dg_say_provider(void);
+extern void gasnetc_ofi_dg_say(void);
+/* lock held: room for a datagram to r (window and slot); racy look (would_block) */
+extern int gasnetc_ofi_dg_room(gex_Rank_t r);
+extern int gasnetc_ofi_dg_peek(gex_Rank_t r);
+/* lock held, room said yes: a send slot (*slot) with room for a message of len bytes,
+ * where it is built; send it (len bytes) to r, numbered and kept until acknowledged */
+extern uint8_t *gasnetc_ofi_dg_slot(int *slot, uint32_t len);
+extern void gasnetc_ofi_dg_send(gex_Rank_t r, int slot, uint32_t len);
+/* lock held: datagrams arrived, up to max AMs to deliver into out (the others handled);
+ * acknowledgements and resends; a delivered one's buffer back (gasnetc_ofi_dg_release) */
+extern int gasnetc_ofi_dg_poll(gasnetc_ofi_dgmsg_t *out, int max);
+extern void gasnetc_ofi_dg_release(int idx);
+/* lock held, at shut-down: nothing unacknowledged; read acknowledgements, resend */
+extern int gasnetc_ofi_dg_idle(void);
+extern void gasnetc_ofi_dg_drain(void);
 
 #endif

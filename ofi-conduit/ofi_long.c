@@ -66,6 +66,7 @@ size_t gasnetc_long_piece(const gasneti_am_msg_t *m) {
 /* 2. Send: credit, message, write */
 int gasnetc_ofi_long_send(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     if (gasnetc_ofi_verbose) __atomic_fetch_add(&longs_written, 1, __ATOMIC_RELAXED);
+    gasnetc_ofi_dg_mark(m->jobrank); /* (by the RDM endpoint: a connection) */
     if (m->is_req && gasnetc_ofi_am_credit(m)) return GASNETI_AM_WOULD_BLOCK;
     OFI_LOCK();
     gasnetc_ofi_long_t *w = wl_free;

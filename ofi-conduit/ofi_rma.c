@@ -178,6 +178,8 @@ long gasnetc_ofi_rma_peer(void *context) { return context ? (long)((rma_op_t *)c
  * completion only, since their last flush (lock held) */
 static void flush_init(void);
 static gasneti_dirty_t dirty;
+static uint8_t *rma_am; /* [gasneti_nodes] (datagrams on): small RMA to each peer by AMs (rma_by_am) */
+static size_t n_by_am;
 
 void gasnetc_ofi_rma_init(void) {
     struct fi_info *info = gasnetc_ofi_info;
@@ -185,6 +187,8 @@ void gasnetc_ofi_rma_init(void) {
      * launcher's environment */
     gasnetc_rma_native = (info->caps & FI_RMA) && gasnetc_ofi_rma_wanted();
     if (!gasnetc_rma_native) return;
+    if (gasnetc_ofi_dg_on && !(rma_am = calloc(gasneti_nodes, 1)))
+        gasneti_fatalerror("ofi-conduit: out of memory for %u peers", (unsigned)gasneti_nodes);
     virt_addr = (info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
     bound_keys = gasneti_getenv_yesno("GASNET_OFI_RMA_BOUND", 1);
     max_piece = info->ep_attr->max_msg_size ? info->ep_attr->max_msg_size : (1u << 30);
@@ -327,8 +331,29 @@ static int pieces(int write, gex_Rank_t jr, const rkey_t *k, void *local, void *
     return 0;
 }
 
+/* RMA to a peer without a connection (datagrams on, ofi_dgram.c): the first RMA_AM_FIRST
+ * small ones go by the AM reference (GASNETC_RMA_BY_AM: datagrams); after them, or a
+ * bigger one, the RDM endpoint (a connection: the peer is marked). So a peer touched now
+ * and then costs no connection, and a busy one gets one. With GASNET_OFI_DGRAM_SWITCH=never
+ * every small one goes by AMs. */
+#define RMA_AM_FIRST 16
+#define RMA_AM_SMALL 512
+static int rma_by_am(gex_Rank_t jr, size_t n) {
+    if (GASNETI_LIKELY(!gasnetc_ofi_dg_to(jr))) return 0;
+    if (n <= RMA_AM_SMALL && (!gasnetc_ofi_dg_follow || rma_am[jr] < RMA_AM_FIRST)) {
+        OFI_LOCK();
+        rma_am[jr] += rma_am[jr] < RMA_AM_FIRST;
+        n_by_am++;
+        OFI_UNLOCK();
+        return 1;
+    }
+    gasnetc_ofi_dg_mark(jr);
+    return 0;
+}
+
 int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, size_t nbytes, gasneti_counter_t *lc,
                 gasneti_counter_t *rc, gex_Flags_t flags) {
+    if (rma_by_am(jr, nbytes)) return GASNETC_RMA_BY_AM;
     const rkey_t *k = rkey;
     if (gasnetc_ofi_verbose) __atomic_fetch_add(&n_put[k->ep], 1, __ATOMIC_RELAXED);
     gasneti_counter_t mine; /* no lc: wait here until the source may be reused */
@@ -355,6 +380,7 @@ int gasnetc_put(gex_Rank_t jr, const void *rkey, void *dest, const void *src, si
 
 int gasnetc_get(void *dest, gex_Rank_t jr, const void *rkey, void *src, size_t nbytes, gasneti_counter_t *rc,
                 gex_Flags_t flags) {
+    if (rma_by_am(jr, nbytes)) return GASNETC_RMA_BY_AM;
     const rkey_t *k = rkey;
     if (gasnetc_ofi_verbose) __atomic_fetch_add(&n_get[k->ep], 1, __ATOMIC_RELAXED);
     size_t npieces = gasnetc_ofi_rma_npieces(nbytes);
@@ -569,6 +595,7 @@ static ssize_t start_amo(rma_op_t *o, void *arg) {
 
 int gasnetc_amo(gex_Rank_t jr, const void *rkey, void *tgt, gex_DT_t dt, gex_OP_t op, const void *operand1, const void *operand2,
                 void *result, gasneti_counter_t *rc, gex_Flags_t flags) {
+    gasnetc_ofi_dg_mark(jr); /* (by the RDM endpoint: a connection) */
     int kind, fop = fi_opcode(op, &kind);
     gex_OP_t base = op == GEX_OP_GET ? op : GEX_OP_TO_NONFETCHING(op);
     size_t sz = (dt == GEX_DT_I32 || dt == GEX_DT_U32 || dt == GEX_DT_FLT) ? 4 : 8;
@@ -601,6 +628,9 @@ void gasnetc_ofi_rma_say_regs(void) {
 }
 
 void gasnetc_ofi_rma_say(void) {
+    if (gasnetc_ofi_dg_on)
+        fprintf(stderr, "ofi-conduit: rank %u RMA by AMs to peers without a connection (datagrams): %zu\n",
+                (unsigned)gasneti_mynode, n_by_am);
     for (int e = 0; e < GASNET_MAXEPS; e++) {
         size_t p = __atomic_load_n(&n_put[e], __ATOMIC_RELAXED), g = __atomic_load_n(&n_get[e], __ATOMIC_RELAXED);
         if (p || g)
