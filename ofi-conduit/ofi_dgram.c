@@ -132,8 +132,8 @@ uint8_t *gasnetc_ofi_dg_slot(int *slot, uint32_t len) {
 void gasnetc_ofi_dg_send(gex_Rank_t r, int slot, uint32_t len) {
     uint32_t dlen = (uint32_t)HDR + len;
     memcpy(pool.slot[slot].buf, &dlen, sizeof(dlen));
-    if (gasneti_rdg_send(&rdg, r, slot) >= switch_after && !gasnetc_ofi_dg_conn[r]) {
-        gasnetc_ofi_dg_conn[r] = 1; /* a busy peer: it pays for a connection */
+    if (gasneti_rdg_send(&rdg, r, slot) >= switch_after && !__atomic_load_n(&gasnetc_ofi_dg_conn[r], __ATOMIC_RELAXED)) {
+        __atomic_store_n(&gasnetc_ofi_dg_conn[r], 1, __ATOMIC_RELAXED); /* a busy peer: it pays for a connection */
         n_switched++;
     }
 }

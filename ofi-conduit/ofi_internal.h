@@ -143,8 +143,9 @@ extern uint32_t gasnetc_ofi_dg_max;  /* the largest message (prefix and AM) one 
 extern uint8_t *gasnetc_ofi_dg_conn; /* [gasneti_nodes] (with dg_on): 1 once r is reached by the RDM endpoint */
 extern int gasnetc_ofi_dg_follow;    /* traffic by the RDM endpoint marks the peer (not with SWITCH=never) */
 /* r has a connection now (traffic by the RDM endpoint, either way): everything to it goes that way */
-GASNETI_ALWAYS_INLINE void gasnetc_ofi_dg_mark(gex_Rank_t r) {
-    if (gasnetc_ofi_dg_on && gasnetc_ofi_dg_follow && !gasnetc_ofi_dg_conn[r]) gasnetc_ofi_dg_conn[r] = 1;
+GASNETI_ALWAYS_INLINE void gasnetc_ofi_dg_mark(gex_Rank_t r) { /* (with or without the lock: a flag set once) */
+    if (gasnetc_ofi_dg_on && gasnetc_ofi_dg_follow && !__atomic_load_n(&gasnetc_ofi_dg_conn[r], __ATOMIC_RELAXED))
+        __atomic_store_n(&gasnetc_ofi_dg_conn[r], 1, __ATOMIC_RELAXED);
 }
 /* Polls read the datagrams' completion queue (a system call on udp) each time while
  * datagrams are in flight or arrived in the last HOT_POLLS (gasnetc_ofi_dg_hot > 0), else
@@ -153,7 +154,9 @@ GASNETI_ALWAYS_INLINE void gasnetc_ofi_dg_mark(gex_Rank_t r) {
 extern int gasnetc_ofi_dg_hot;
 #define GASNETC_OFI_DG_IDLE_EVERY 32
 /* AMs to r go as datagrams when they fit */
-GASNETI_ALWAYS_INLINE int gasnetc_ofi_dg_to(gex_Rank_t r) { return gasnetc_ofi_dg_on && !gasnetc_ofi_dg_conn[r]; }
+GASNETI_ALWAYS_INLINE int gasnetc_ofi_dg_to(gex_Rank_t r) {
+    return gasnetc_ofi_dg_on && !__atomic_load_n(&gasnetc_ofi_dg_conn[r], __ATOMIC_RELAXED);
+}
 typedef struct { /* a datagram's AM to deliver (gasnetc_ofi_dg_poll) */
     const uint8_t *msg;
     size_t len;

@@ -340,12 +340,13 @@ static int pieces(int write, gex_Rank_t jr, const rkey_t *k, void *local, void *
 #define RMA_AM_SMALL 512
 static int rma_by_am(gex_Rank_t jr, size_t n) {
     if (GASNETI_LIKELY(!gasnetc_ofi_dg_to(jr))) return 0;
-    if (n <= RMA_AM_SMALL && (!gasnetc_ofi_dg_follow || rma_am[jr] < RMA_AM_FIRST)) {
+    if (n <= RMA_AM_SMALL) {
+        int by_am = !gasnetc_ofi_dg_follow;
         OFI_LOCK();
-        rma_am[jr] += rma_am[jr] < RMA_AM_FIRST;
-        n_by_am++;
+        if (rma_am[jr] < RMA_AM_FIRST) rma_am[jr]++, by_am = 1;
+        n_by_am += by_am;
         OFI_UNLOCK();
-        return 1;
+        if (by_am) return 1;
     }
     gasnetc_ofi_dg_mark(jr);
     return 0;
