@@ -12,6 +12,7 @@
  *     and there too when this kernel has no membarrier (its absence is what is checked).
  * Exit status 0 only if every check passed.  Layer: tests (unit). */
 #include "gasneti_netkit.h"
+#include "unit_check.h" /* CHECK (the job-less totals are printed here) */
 
 #include <linux/membarrier.h>
 #include <pthread.h>
@@ -21,17 +22,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static int failures, checks;
-static const char *who = "test_netlock";
-#define CHECK(cond)                                                                             \
-    do {                                                                                        \
-        checks++;                                                                               \
-        if (!(cond)) {                                                                          \
-            failures++;                                                                         \
-            fprintf(stderr, "%s: FAILED check `%s` at %s:%d\n", who, #cond, __FILE__, __LINE__); \
-        }                                                                                       \
-    } while (0)
 
 #define ROUNDS 300
 #define ITERS 3000
@@ -110,10 +100,11 @@ static int run(int expect_bias) {
 }
 
 int main(int argc, char **argv) {
+    snprintf(unit_who, sizeof(unit_who), "test_netlock");
     int no_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) < 0 ||
                         !(syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0) & MEMBARRIER_CMD_PRIVATE_EXPEDITED);
     if (argc > 1 && !strcmp(argv[1], "nobias")) {
-        who = "test_netlock (GASNET_LOCK_BIAS=0)";
+        snprintf(unit_who, sizeof(unit_who), "test_netlock (GASNET_LOCK_BIAS=0)");
         run(0);
     } else {
         run(!no_membarrier);
@@ -129,11 +120,11 @@ int main(int argc, char **argv) {
         CHECK(p > 0 && waitpid(p, &st, 0) == p);
         CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     }
-    if (failures) {
-        printf("%s: %d of %d checks FAILED\n", who, failures, checks);
+    if (unit_failures) {
+        printf("%s: %d of %d checks FAILED\n", unit_who, unit_failures, unit_checks);
         return 1;
     }
-    printf("%s: PASS %d checks (%d rounds of revocation under contention%s)\n", who, checks, ROUNDS,
+    printf("%s: PASS %d checks (%d rounds of revocation under contention%s)\n", unit_who, unit_checks, ROUNDS,
            no_membarrier ? "; this kernel has no membarrier: bias off" : "");
     return 0;
 }

@@ -1,7 +1,8 @@
 /* tests/unit/unit_check.h - the counting check of the unit tests that run as a job of the
  * library (test_core_am, test_event_leaf): CHECK counts every check and prints a failed one
  * with its condition and place, prefixed by unit_who (the test sets it: name, rank);
- * unit_end prints the totals and ends the job with status 1 if any check failed.
+ * unit_end prints the totals and ends the job with status 1 if any check failed (a test
+ * that runs no job, test_netlock, uses CHECK and prints its own totals).
  * Layer: tests (unit). */
 #ifndef UNIT_CHECK_H
 #define UNIT_CHECK_H
