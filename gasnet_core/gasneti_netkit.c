@@ -16,6 +16,7 @@ GASNETI_THREADLOCAL int gasneti_replies_only;
 
 #if GASNETI_LOCKS && defined(__linux__)
 GASNETI_THREADLOCAL char gasneti_netlock_self;
+GASNETI_THREADLOCAL gasneti_netlock_t *gasneti_netlock_mine;
 
 /* may a lock be biased: not GASNET_LOCK_BIAS=0, and membarrier's expedited private
  * command registered (once per process; 1 yes, -1 no, 0 not asked yet) */
@@ -77,18 +78,25 @@ static void word_lock(gasneti_netlock_t *l) {
     while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0)
         syscall(SYS_futex, &l->state, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
 }
-/* the first thread to come claims the bias: 1 if it is now this thread's (a revocation
- * that began before the claim is seen by the check after it: both sequentially
- * consistent, as bias_off's reading of the owner) */
+/* the first thread to come claims the bias, if it holds no other lock's: 1 if it is now
+ * this thread's (a revocation that began before the claim is seen by the check after it:
+ * both sequentially consistent, as bias_off's reading of the owner) */
 static int claim(gasneti_netlock_t *l) {
     const char *none = NULL;
-    if (__atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) != GASNETI_BIAS_ON || !bias_possible()) return 0;
-    return __atomic_compare_exchange_n(&l->owner, &none, &gasneti_netlock_self, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE) &&
-           __atomic_load_n(&l->bias, __ATOMIC_SEQ_CST) == GASNETI_BIAS_ON;
+    if (gasneti_netlock_mine || __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) != GASNETI_BIAS_ON || !bias_possible())
+        return 0;
+    if (!__atomic_compare_exchange_n(&l->owner, &none, &gasneti_netlock_self, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE) ||
+        __atomic_load_n(&l->bias, __ATOMIC_SEQ_CST) != GASNETI_BIAS_ON)
+        return 0;
+    gasneti_netlock_mine = l;
+    return 1;
 }
-/* gasneti_netlock's slow half: not the owner, or the bias is revoked */
+/* gasneti_netlock's slow half: not the owner, or the owner seeing the bias revoked */
 void gasneti_netlock_slow(gasneti_netlock_t *l) {
-    if (!__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) && claim(l)) {
+    if (gasneti_netlock_mine == l) {
+        gasneti_netlock_mine = NULL; /* revoked: from now on the word, unlock included */
+    } else if (claim(l)) {
         gasneti_netlock(l); /* the owner now: by the bias, unless revoked meanwhile */
         return;
     }
@@ -96,11 +104,15 @@ void gasneti_netlock_slow(gasneti_netlock_t *l) {
     word_lock(l);
 }
 int gasneti_nettrylock(gasneti_netlock_t *l) {
-    const char *o = __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE);
-    if (o == &gasneti_netlock_self && __atomic_load_n(&l->inside, __ATOMIC_RELAXED)) return 0; /* this thread holds it */
-    if ((o == &gasneti_netlock_self || (!o && claim(l))) &&
-        __atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) == GASNETI_BIAS_ON) {
-        gasneti_netlock(l); /* by the bias (or, revoked meanwhile, the word) */
+    if (gasneti_netlock_mine == l) {
+        if (__atomic_load_n(&l->inside, __ATOMIC_RELAXED)) return 0; /* this thread holds it */
+        if (__atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) == GASNETI_BIAS_ON) {
+            gasneti_netlock(l); /* by the bias (or, revoked meanwhile, the word) */
+            return 1;
+        }
+        gasneti_netlock_mine = NULL;
+    } else if (claim(l)) {
+        gasneti_netlock(l);
         return 1;
     }
     if (__atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) != GASNETI_BIAS_OFF && !bias_off(l, 0)) return 0;

@@ -48,21 +48,23 @@ typedef struct {
 } gasneti_netlock_t;
 #  define GASNETI_NETLOCK_INIT {0, GASNETI_BIAS_ON, 0, NULL}
 extern GASNETI_THREADLOCAL char gasneti_netlock_self; /* its address names the thread */
+/* the lock whose bias this thread holds (one at most), until it sees the bias revoked:
+ * while it is l, this thread took l by the bias (one compare to know it) */
+extern GASNETI_THREADLOCAL gasneti_netlock_t *gasneti_netlock_mine;
 extern void gasneti_netlock_slow(gasneti_netlock_t *l) GASNETI_COLD;
 extern void gasneti_netlock_wake(gasneti_netlock_t *l) GASNETI_COLD;
 extern int gasneti_nettrylock(gasneti_netlock_t *l); /* 1: taken (not hot: shut-down) */
 GASNETI_ALWAYS_INLINE void gasneti_netlock(gasneti_netlock_t *l) {
-    if (GASNETI_LIKELY(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == &gasneti_netlock_self)) {
+    if (GASNETI_LIKELY(gasneti_netlock_mine == l)) {
         __atomic_store_n(&l->inside, 1, __ATOMIC_RELAXED);
         __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the store, then the load (a revoker's membarrier makes the CPU keep that order) */
         if (GASNETI_LIKELY(__atomic_load_n(&l->bias, __ATOMIC_RELAXED) == GASNETI_BIAS_ON)) return;
         __atomic_store_n(&l->inside, 0, __ATOMIC_RELEASE);
     }
-    gasneti_netlock_slow(l);
+    gasneti_netlock_slow(l); /* (which forgets the bias: gasneti_netlock_mine no longer l) */
 }
 GASNETI_ALWAYS_INLINE void gasneti_netunlock(gasneti_netlock_t *l) {
-    if (GASNETI_LIKELY(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) == &gasneti_netlock_self &&
-                       __atomic_load_n(&l->inside, __ATOMIC_RELAXED))) {
+    if (GASNETI_LIKELY(gasneti_netlock_mine == l)) { /* taken by the bias */
         __atomic_store_n(&l->inside, 0, __ATOMIC_RELEASE);
         return;
     }

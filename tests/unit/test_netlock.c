@@ -25,17 +25,17 @@
 
 #define ROUNDS 300
 #define ITERS 3000
-static gasneti_netlock_t lk;
+static gasneti_netlock_t locks[ROUNDS + 1], *lk; /* a lock of its own for every round (never re-initialised in use) */
 static long counter; /* guarded by lk, incremented in two steps with a pause between */
 static int started;  /* threads running (atomic) */
 
 static void bump(void) {
-    gasneti_netlock(&lk);
+    gasneti_netlock(lk);
     long v = counter;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < (v & 7); i++) gasnett_spinloop_hint();
     counter = v + 1;
-    gasneti_netunlock(&lk);
+    gasneti_netunlock(lk);
 }
 static void *contender(void *arg) {
     (void)arg;
@@ -48,25 +48,27 @@ static void *contender(void *arg) {
 static int tried, got;
 static void *trier(void *arg) {
     (void)arg;
-    tried = gasneti_nettrylock(&lk) ? 1 : -1;
-    if (tried == 1) gasneti_netunlock(&lk); /* (a failure: the owner holds it) */
+    tried = gasneti_nettrylock(lk) ? 1 : -1;
+    if (tried == 1) gasneti_netunlock(lk); /* (a failure: the owner holds it) */
     __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
-    gasneti_netlock(&lk);
+    gasneti_netlock(lk);
     got = 1;
-    gasneti_netunlock(&lk);
+    gasneti_netunlock(lk);
     return NULL;
 }
 
 static int run(int expect_bias) {
     gasneti_netlock_t fresh = GASNETI_NETLOCK_INIT;
     /* one thread */
-    lk = fresh;
+    lk = &locks[0];
+    *lk = fresh;
     for (int i = 0; i < 1000; i++) bump();
     CHECK(counter == 1000);
-    CHECK(lk.owner == (expect_bias ? &gasneti_netlock_self : NULL));
-    CHECK(lk.bias == (expect_bias ? GASNETI_BIAS_ON : GASNETI_BIAS_OFF));
-    gasneti_netlock(&lk);
-    CHECK(!gasneti_nettrylock(&lk)); /* held by this thread */
+    CHECK(lk->owner == (expect_bias ? &gasneti_netlock_self : NULL));
+    CHECK(gasneti_netlock_mine == (expect_bias ? lk : NULL));
+    CHECK(lk->bias == (expect_bias ? GASNETI_BIAS_ON : GASNETI_BIAS_OFF));
+    gasneti_netlock(lk);
+    CHECK(!gasneti_nettrylock(lk)); /* held by this thread */
     /* a second thread tries while the owner holds it */
     pthread_t t;
     started = 0;
@@ -74,17 +76,19 @@ static int run(int expect_bias) {
     while (!__atomic_load_n(&started, __ATOMIC_ACQUIRE)) gasnett_spinloop_hint();
     CHECK(tried == -1);
     CHECK(!__atomic_load_n(&got, __ATOMIC_ACQUIRE));
-    gasneti_netunlock(&lk);
+    gasneti_netunlock(lk);
     pthread_join(t, NULL);
     CHECK(got == 1);
-    CHECK(lk.bias == GASNETI_BIAS_OFF);
-    CHECK(gasneti_nettrylock(&lk)); /* free: the word */
-    gasneti_netunlock(&lk);
+    CHECK(lk->bias == GASNETI_BIAS_OFF);
+    CHECK(gasneti_nettrylock(lk)); /* free: the word */
+    CHECK(!gasneti_netlock_mine);
+    gasneti_netunlock(lk);
     /* exclusion across the revocation */
     int lost = 0;
     for (int r = 0; r < ROUNDS; r++) {
         int extra = 1 + r % 2;
-        lk = fresh;
+        lk = &locks[r + 1];
+        *lk = fresh;
         counter = 0;
         started = 0;
         bump(); /* this thread owns the bias */
@@ -92,8 +96,10 @@ static int run(int expect_bias) {
         for (int k = 0; k < extra; k++) pthread_create(&th[k], NULL, contender, NULL);
         for (int i = 1; i < ITERS; i++) bump();
         for (int k = 0; k < extra; k++) pthread_join(th[k], NULL);
-        if (counter != (long)ITERS * (1 + extra)) lost++;
-        if (lk.bias != GASNETI_BIAS_OFF) lost++;
+        bump(); /* (if the others came after this thread's loop, it sees the revocation here) */
+        if (counter != (long)ITERS * (1 + extra) + 1) lost++;
+        if (gasneti_netlock_mine) lost++; /* the bias forgotten */
+        if (lk->bias != GASNETI_BIAS_OFF) lost++;
     }
     CHECK(lost == 0);
     return 0;
