@@ -15,7 +15,6 @@
 GASNETI_THREADLOCAL int gasneti_replies_only;
 
 #if GASNETI_LOCKS && defined(__linux__)
-GASNETI_THREADLOCAL char gasneti_netlock_self;
 GASNETI_THREADLOCAL gasneti_netlock_t *gasneti_netlock_mine;
 
 /* may a lock be biased: not GASNET_LOCK_BIAS=0, and membarrier's expedited private
@@ -48,7 +47,7 @@ static int bias_off(gasneti_netlock_t *l, int wait) {
     int b = GASNETI_BIAS_ON;
     unsigned spins = 0;
     if (__atomic_compare_exchange_n(&l->bias, &b, GASNETI_BIAS_REVOKING, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
-        if (__atomic_load_n(&l->owner, __ATOMIC_SEQ_CST) &&
+        if (__atomic_load_n(&l->claimed, __ATOMIC_SEQ_CST) &&
             syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
             gasneti_fatalerror("membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) failed after its registration succeeded");
         __atomic_store_n(&l->bias, GASNETI_BIAS_FENCED, __ATOMIC_RELEASE);
@@ -82,11 +81,11 @@ static void word_lock(gasneti_netlock_t *l) {
  * this thread's (a revocation that began before the claim is seen by the check after it:
  * both sequentially consistent, as bias_off's reading of the owner) */
 static int claim(gasneti_netlock_t *l) {
-    const char *none = NULL;
-    if (gasneti_netlock_mine || __atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) ||
+    int none = 0;
+    if (gasneti_netlock_mine || __atomic_load_n(&l->claimed, __ATOMIC_ACQUIRE) ||
         __atomic_load_n(&l->bias, __ATOMIC_ACQUIRE) != GASNETI_BIAS_ON || !bias_possible())
         return 0;
-    if (!__atomic_compare_exchange_n(&l->owner, &none, &gasneti_netlock_self, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE) ||
+    if (!__atomic_compare_exchange_n(&l->claimed, &none, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE) ||
         __atomic_load_n(&l->bias, __ATOMIC_SEQ_CST) != GASNETI_BIAS_ON)
         return 0;
     gasneti_netlock_mine = l;

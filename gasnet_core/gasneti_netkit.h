@@ -44,10 +44,9 @@ typedef struct {
     int state;         /* the futex word, once the bias is off */
     int bias;          /* GASNETI_BIAS_* */
     int inside;        /* the owner holds it by the bias (written by the owner only) */
-    const char *owner; /* the first thread to take it: its &gasneti_netlock_self */
+    int claimed;       /* a thread took the bias (which one: its gasneti_netlock_mine) */
 } gasneti_netlock_t;
-#  define GASNETI_NETLOCK_INIT {0, GASNETI_BIAS_ON, 0, NULL}
-extern GASNETI_THREADLOCAL char gasneti_netlock_self; /* its address names the thread */
+#  define GASNETI_NETLOCK_INIT {0, GASNETI_BIAS_ON, 0, 0}
 /* the lock whose bias this thread holds (one at most), until it sees the bias revoked:
  * while it is l, this thread took l by the bias (one compare to know it) */
 extern GASNETI_THREADLOCAL gasneti_netlock_t *gasneti_netlock_mine;

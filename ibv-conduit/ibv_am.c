@@ -432,7 +432,7 @@ static int send_ud(const gasneti_am_msg_t *m, gasneti_counter_t *lc) {
     build(&g); /* (under the lock: a datagram at most) */
     gasneti_wire_set_credits(g.buf, PRE, gasneti_credit_owed(&cr, r));
     gasneti_credit_sent(&cr, r, m->is_req);
-    uint32_t sent = gasnetc_ibv_ud_send(r, g.slot, slot, g.len, gasnetc_ibv_slot_lkey(g.slot));
+    uint32_t sent = gasnetc_ibv_ud_send(r, g.slot, g.len);
     IBV_UNLOCK();
     if (lc) gasneti_counter_done(lc); /* copied */
     if (sent == UD_TO_RC) gasnetc_ibv_connect_slow(r, GEX_FLAG_IMMEDIATE);
@@ -592,7 +592,7 @@ static int send_credit(gex_Rank_t r, unsigned n) {
         uint8_t *slot = gasneti_slots_buf(&udpool, i, GASNETC_IBV_UD_OFF + 64), *b = slot + GASNETC_IBV_UD_OFF;
         memcpy(b, &pre, sizeof(pre));
         uint32_t len = gasneti_wire_credit_msg(b, PRE, n);
-        gasnetc_ibv_ud_send(r, i, slot, len, gasnetc_ibv_slot_lkey(i));
+        gasnetc_ibv_ud_send(r, i, len);
         n_credit++;
         return 0;
     }

@@ -206,9 +206,8 @@ extern void gasnetc_ibv_ud_say(int slots); /* (slots: the datagrams' send slots 
 /* room for one more datagram to r (the peer's window, the send queue); _peek racy */
 extern int gasnetc_ibv_ud_room(gex_Rank_t r);
 extern int gasnetc_ibv_ud_peek(gex_Rank_t r);
-/* send the AM of len bytes at buf + GASNETC_IBV_UD_OFF (buf: send slot `slot`'s, key lkey)
- * to r; the slot is released once r acknowledged it. Returns the datagrams sent to r. */
-extern uint32_t gasnetc_ibv_ud_send(gex_Rank_t r, int slot, uint8_t *buf, uint32_t len, uint32_t lkey);
+/* send the AM of len bytes at GASNETC_IBV_UD_OFF in send slot `slot` to r; the slot is released once r acknowledged it. Returns the datagrams sent to r. */
+extern uint32_t gasnetc_ibv_ud_send(gex_Rank_t r, int slot, uint32_t len);
 extern void gasnetc_ibv_ud_send_done(const struct ibv_wc *wc);
 /* a receive completion: the AM it carries (*len bytes, the prefix first) to deliver, its
  * buffer *idx given back with gasnetc_ibv_ud_repost; NULL if nothing is to be delivered

@@ -207,8 +207,7 @@ static void op_acked(int slot) {
 }
 static const gasneti_rdg_ops_t ops = {op_xmit, op_control, op_hdr, op_acked, op_made};
 
-uint32_t gasnetc_ibv_ud_send(gex_Rank_t r, int slot, uint8_t *buf, uint32_t len, uint32_t lkey) {
-    (void)buf, (void)lkey; /* the slot's (op_xmit) */
+uint32_t gasnetc_ibv_ud_send(gex_Rank_t r, int slot, uint32_t len) {
     acked[slot] = 0;
     dlen[slot] = (uint16_t)(sizeof(ud_hdr_t) + len);
     return gasneti_rdg_send(&rdg, r, slot);
